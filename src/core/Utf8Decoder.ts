@@ -1,0 +1,145 @@
+import { ProtocolError, StreamClosedEarlyError } from '../errors.js';
+
+/** Options of {@link Utf8Decoder} and `decodeUtf8`. */
+export interface Utf8DecoderOptions {
+  /**
+   * `false` (the default): invalid bytes become U+FFFD, as browsers decode a page.
+   * `true`: invalid bytes are a `ProtocolError` naming their byte offset.
+   */
+  readonly fatal?: boolean;
+}
+
+/**
+ * The pure core of `decodeUtf8`: bytes in, text out, over any chunking.
+ *
+ * One streaming `TextDecoder` holds a character split across chunks until it is complete; one leading
+ * BOM is dropped. `end()` reports bytes that stopped mid-character, which a plain
+ * `TextDecoder.decode()` would turn into a silent U+FFFD.
+ *
+ * @example
+ * ```ts
+ * import { Utf8Decoder } from 'rxjs-llm-stream';
+ *
+ * const decoder = new Utf8Decoder();
+ * decoder.push(new Uint8Array([0x63, 0x61, 0x66, 0xc3])); // 'caf'
+ * decoder.push(new Uint8Array([0xa9]));                   // 'é'
+ * decoder.end(); // throws StreamClosedEarlyError if the bytes stopped mid-character
+ * ```
+ */
+export class Utf8Decoder {
+  private readonly decoder: TextDecoder;
+  private readonly fatal: boolean;
+  /** Bytes decoded so far, for error positions. */
+  private byteCount = 0;
+  /**
+   * The bytes of an incomplete sequence at the end of what has arrived (0 to 3 of them). Kept only
+   * to name positions in errors: the decoder holds its own copy.
+   */
+  private tail: number[] = [];
+
+  constructor(options: Utf8DecoderOptions = {}) {
+    this.fatal = options.fatal === true;
+    this.decoder = new TextDecoder('utf-8', { fatal: this.fatal });
+  }
+
+  /** Decodes one chunk; returns the text it completes (possibly `''`). */
+  push(bytes: Uint8Array): string {
+    let text: string;
+    try {
+      text = this.decoder.decode(bytes, { stream: true });
+    } catch (cause) {
+      throw new ProtocolError(
+        `invalid UTF-8 at byte offset ${this.invalidOffset(bytes)}`,
+        { cause, position: { byteOffset: this.invalidOffset(bytes) } },
+      );
+    }
+    this.tail = incompleteTail(this.tail, bytes);
+    this.byteCount += bytes.length;
+    return text;
+  }
+
+  /** Ends the stream; throws `StreamClosedEarlyError` if the bytes stopped mid-character. */
+  end(): void {
+    let rest: string;
+    try {
+      rest = this.decoder.decode();
+    } catch {
+      // Only an incomplete final sequence can fail here: no new bytes were given.
+      rest = '\uFFFD';
+    }
+    if (rest !== '') {
+      const start = this.byteCount - Math.max(this.tail.length, 1);
+      throw new StreamClosedEarlyError(
+        `the bytes ended mid-character: an incomplete UTF-8 sequence starts at byte offset ${start}`,
+        { position: { byteOffset: start } },
+      );
+    }
+  }
+
+  /** Where the first invalid byte of `bytes` is, counting from the start of the stream. */
+  private invalidOffset(bytes: Uint8Array): number {
+    const joined = new Uint8Array(this.tail.length + bytes.length);
+    joined.set(this.tail, 0);
+    joined.set(bytes, this.tail.length);
+    const index = firstInvalidUtf8(joined);
+    return this.byteCount - this.tail.length + Math.max(index, 0);
+  }
+}
+
+/** Length of the UTF-8 sequence a lead byte starts, or 0 if it cannot start one. */
+function sequenceLength(lead: number): number {
+  if (lead < 0x80) return 1;
+  if (lead >= 0xc2 && lead <= 0xdf) return 2;
+  if (lead >= 0xe0 && lead <= 0xef) return 3;
+  if (lead >= 0xf0 && lead <= 0xf4) return 4;
+  return 0;
+}
+
+/**
+ * The bytes of an incomplete sequence at the end of `previousTail` followed by `bytes`. Looks at
+ * three bytes at most, so the cost per chunk is constant.
+ */
+function incompleteTail(previousTail: readonly number[], bytes: Uint8Array): number[] {
+  const last: number[] = [];
+  for (let i = bytes.length - 1; i >= 0 && last.length < 3; i--) last.unshift(bytes[i]!);
+  for (let i = previousTail.length - 1; i >= 0 && last.length < 3; i--) last.unshift(previousTail[i]!);
+  for (let i = last.length - 1; i >= 0; i--) {
+    const byte = last[i]!;
+    if ((byte & 0xc0) === 0x80) continue; // a continuation byte: keep looking for the lead
+    const need = sequenceLength(byte);
+    const have = last.length - i;
+    return need > have ? last.slice(i) : [];
+  }
+  return [];
+}
+
+/**
+ * Index of the first byte that starts an invalid sequence (WHATWG's UTF-8 decoder: no overlong
+ * forms, no surrogates, nothing above U+10FFFF), or -1. Used only to name the offset in an error.
+ */
+export function firstInvalidUtf8(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const lead = bytes[i]!;
+    const need = sequenceLength(lead);
+    if (need === 0) return i;
+    if (need === 1) {
+      i++;
+      continue;
+    }
+    // The second byte's range depends on the lead (this is what rules out overlongs and surrogates).
+    let low = 0x80;
+    let high = 0xbf;
+    if (lead === 0xe0) low = 0xa0;
+    else if (lead === 0xed) high = 0x9f;
+    else if (lead === 0xf0) low = 0x90;
+    else if (lead === 0xf4) high = 0x8f;
+    for (let k = 1; k < need; k++) {
+      const byte = bytes[i + k];
+      if (byte === undefined) return -1; // incomplete at the end: not invalid (yet)
+      if (byte < (k === 1 ? low : 0x80) || byte > (k === 1 ? high : 0xbf)) return i;
+    }
+    i += need;
+  }
+  return -1;
+}

@@ -1,0 +1,112 @@
+/**
+ * Where in the input a fault was found. Each layer fills in what it counts: the byte layer a byte
+ * offset, the frame layer a line and an event number, the assembly layers a frame number.
+ */
+export interface StreamPosition {
+  /** Offset in bytes from the start of the stream (decodeUtf8). */
+  readonly byteOffset?: number;
+  /** 1-based line number (sseFrames, ndjson framing). */
+  readonly line?: number;
+  /** 1-based number of the event or frame that was being read. */
+  readonly event?: number;
+}
+
+/** Options shared by every error of this library. */
+export interface LlmStreamErrorOptions<P> {
+  /** What had been assembled before the fault. */
+  readonly partial?: P;
+  /** Where in the input the fault was found. */
+  readonly position?: StreamPosition;
+  /** The underlying error, if any (a `SyntaxError` from `JSON.parse`, a transport error, ...). */
+  readonly cause?: unknown;
+}
+
+/**
+ * The base class of every error this library raises, so that one `instanceof` (or
+ * {@link isLlmStreamError} across realms) tells a stream fault from a bug.
+ *
+ * `partial` holds what had arrived before the fault: the text so far from the byte and frame layers,
+ * the completion so far from the assembly layers. Nothing that arrived is lost.
+ *
+ * @example
+ * ```ts
+ * import { LlmStreamError } from 'rxjs-llm-stream';
+ *
+ * completion$.subscribe({
+ *   error: (err) => {
+ *     if (err instanceof LlmStreamError) showPartial(err.partial);
+ *   },
+ * });
+ * ```
+ */
+export abstract class LlmStreamError<P = unknown> extends Error {
+  abstract override readonly name: string;
+  /** What had been assembled before the fault (`undefined` when nothing had). */
+  partial: P | undefined;
+  /** Where in the input the fault was found, when the layer that raised it knows. */
+  readonly position: StreamPosition | undefined;
+
+  constructor(message: string, options: LlmStreamErrorOptions<P> = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.partial = options.partial;
+    this.position = options.position;
+  }
+}
+
+/**
+ * The input ended before the stream said it was complete: the bytes stopped mid-character, the
+ * text mid-line, or the reply before its dialect's end signal (`[DONE]`, `message_stop`, a finish).
+ *
+ * A truncated reply must never pass for a complete one: a tool would run with half its arguments.
+ *
+ * @example
+ * ```ts
+ * import { StreamClosedEarlyError } from 'rxjs-llm-stream';
+ *
+ * if (err instanceof StreamClosedEarlyError) retryOrShow(err.partial);
+ * ```
+ */
+export class StreamClosedEarlyError<P = unknown> extends LlmStreamError<P> {
+  override readonly name = 'StreamClosedEarlyError';
+}
+
+/**
+ * The input broke its format: invalid UTF-8 under `fatal`, an oversized line or event, a payload that
+ * is not JSON of the expected shape, a tool-call fragment that belongs to no call.
+ *
+ * @example
+ * ```ts
+ * import { ProtocolError } from 'rxjs-llm-stream';
+ *
+ * if (err instanceof ProtocolError) console.error(err.message, err.position);
+ * ```
+ */
+export class ProtocolError<P = unknown> extends LlmStreamError<P> {
+  override readonly name = 'ProtocolError';
+}
+
+/**
+ * True for any error raised by this library, including one created in another realm (an iframe, a
+ * second copy of the package), where `instanceof` fails.
+ *
+ * @example
+ * ```ts
+ * import { isLlmStreamError } from 'rxjs-llm-stream';
+ *
+ * if (isLlmStreamError(err)) report(err.name, err.partial);
+ * ```
+ */
+export function isLlmStreamError(value: unknown): value is LlmStreamError {
+  if (value instanceof LlmStreamError) return true;
+  if (!(value instanceof Error) && (typeof value !== 'object' || value === null)) return false;
+  const name = (value as { name?: unknown }).name;
+  return typeof name === 'string' && LIBRARY_ERROR_NAMES.has(name) && 'partial' in value;
+}
+
+/** Names of the concrete error classes, for the cross-realm check. */
+const LIBRARY_ERROR_NAMES: ReadonlySet<string> = new Set([
+  'StreamClosedEarlyError',
+  'ProtocolError',
+  'ProviderError',
+  'ToolArgumentsError',
+]);

@@ -1,0 +1,195 @@
+/**
+ * The events and the completion that the assembly layers produce. One union, `ChatEvent`,
+ * discriminated by `type`, is what every dialect maps to, so that the layers after `assembleChunks`
+ * are the same whichever server answered.
+ */
+
+/** A JSON value, as `JSON.parse` returns it. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** Why the model stopped, normalized across providers (the raw value is kept beside it). */
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'error' | 'other';
+
+/** Token counts, camelCase, whichever provider reported them. Absent details stay absent. */
+export interface Usage {
+  readonly promptTokens: number | null;
+  readonly completionTokens: number | null;
+  readonly totalTokens: number | null;
+  /** Prompt tokens served from the provider's cache, when reported. */
+  readonly cachedPromptTokens?: number;
+  /** Completion tokens spent reasoning, when reported. */
+  readonly reasoningTokens?: number;
+}
+
+/** llama.cpp's `timings` object, as the server sent it (field names kept). */
+export interface Timings {
+  readonly cache_n?: number;
+  readonly prompt_n?: number;
+  readonly prompt_ms?: number;
+  readonly prompt_per_second?: number;
+  readonly predicted_n?: number;
+  readonly predicted_ms?: number;
+  readonly predicted_per_second?: number;
+  readonly [field: string]: number | undefined;
+}
+
+/** llama.cpp's `prompt_progress`: how far the server is through reading the prompt. */
+export interface PromptProgress {
+  readonly total: number;
+  readonly cache: number;
+  readonly processed: number;
+  readonly timeMs: number;
+}
+
+/** A complete tool call, emitted once its arguments are whole and parsed. */
+export interface ToolCall {
+  /** Position of the call within its choice (dense: 0, 1, 2, ...). */
+  readonly index: number;
+  readonly id: string;
+  readonly name: string;
+  /** The arguments exactly as the model wrote them. */
+  readonly arguments: string;
+  /** The arguments parsed (`""` parses as `{}`). */
+  readonly args: JsonValue;
+}
+
+/** What is known of a tool call while its arguments still stream (carried by `groupToolCallsByIndex`). */
+export interface ToolCallProgress {
+  readonly id: string | undefined;
+  readonly name: string | undefined;
+  /** The argument text so far. Display only: a prefix that parses may still be growing. */
+  readonly arguments: string;
+}
+
+/** The first chunk that carried an id: once per stream. */
+export interface StartEvent {
+  readonly type: 'start';
+  readonly id: string;
+  readonly model: string | null;
+}
+/** llama.cpp prompt processing progress (`prompt_progress`). */
+export interface ProgressEvent {
+  readonly type: 'progress';
+  readonly progress: PromptProgress;
+}
+/** Thinking text (`reasoning_content`, `reasoning`, thinking blocks). */
+export interface ReasoningEvent {
+  readonly type: 'reasoning';
+  readonly choice: number;
+  readonly text: string;
+}
+/** Answer text. */
+export interface ContentEvent {
+  readonly type: 'content';
+  readonly choice: number;
+  readonly text: string;
+}
+/** Refusal text (a separate channel from content). */
+export interface RefusalEvent {
+  readonly type: 'refusal';
+  readonly choice: number;
+  readonly text: string;
+}
+/** One fragment of a tool call, with `id` and `name` only as that fragment had them. */
+export interface ToolCallDeltaEvent {
+  readonly type: 'tool-call-delta';
+  readonly choice: number;
+  readonly index: number;
+  readonly id?: string;
+  readonly name?: string;
+  /** This fragment's argument text (`""` if it had none). */
+  readonly arguments: string;
+  /** The call so far, added by `groupToolCallsByIndex`. */
+  readonly call?: ToolCallProgress;
+}
+/** A dialect closed a tool call explicitly (its arguments are complete). */
+export interface ToolCallEndEvent {
+  readonly type: 'tool-call-end';
+  readonly choice: number;
+  readonly index: number;
+}
+/** A complete tool call, emitted by `groupToolCallsByIndex`. */
+export interface ToolCallEvent {
+  readonly type: 'tool-call';
+  readonly choice: number;
+  readonly call: ToolCall;
+}
+/** A choice finished; `raw` is the provider's own value. */
+export interface FinishEvent {
+  readonly type: 'finish';
+  readonly choice: number;
+  readonly reason: FinishReason;
+  readonly raw: string;
+}
+/** Token usage; later events overwrite earlier values field by field. */
+export interface UsageEvent {
+  readonly type: 'usage';
+  readonly usage: Usage;
+}
+/** llama.cpp timings; the latest wins. */
+export interface TimingsEvent {
+  readonly type: 'timings';
+  readonly timings: Timings;
+}
+/** The stream's own end signal (`[DONE]`, `message_stop`, ...). Nothing valid follows it. */
+export interface DoneEvent {
+  readonly type: 'done';
+}
+
+/**
+ * Every event of the assembly layers, discriminated by `type`.
+ *
+ * @example
+ * ```ts
+ * import type { ChatEvent } from 'rxjs-llm-stream';
+ *
+ * function render(event: ChatEvent): void {
+ *   if (event.type === 'content') process.stdout.write(event.text);
+ * }
+ * ```
+ */
+export type ChatEvent =
+  | StartEvent
+  | ProgressEvent
+  | ReasoningEvent
+  | ContentEvent
+  | RefusalEvent
+  | ToolCallDeltaEvent
+  | ToolCallEndEvent
+  | ToolCallEvent
+  | FinishEvent
+  | UsageEvent
+  | TimingsEvent
+  | DoneEvent;
+
+/** One choice of a completion (one per choice when `n > 1`). */
+export interface CompletionChoice {
+  readonly index: number;
+  readonly content: string | null;
+  readonly reasoning: string | null;
+  readonly refusal: string | null;
+  /** Complete calls in index order. */
+  readonly toolCalls: readonly ToolCall[];
+  readonly finishReason: FinishReason;
+  readonly rawFinishReason: string;
+}
+
+/**
+ * The assembled reply, shaped so that code written for non-streaming replies can use it as it is.
+ * The top-level text, calls and finish reason are choice 0's; `choices` has every choice.
+ */
+export interface Completion {
+  readonly id: string;
+  readonly model: string | null;
+  readonly content: string | null;
+  readonly reasoning: string | null;
+  readonly refusal: string | null;
+  readonly toolCalls: readonly ToolCall[];
+  readonly finishReason: FinishReason;
+  readonly rawFinishReason: string;
+  readonly usage: Usage | null;
+  readonly timings: Timings | null;
+  /** Tokens generated while the model was reasoning (seed rule: `predicted_n` at the last reasoning chunk). */
+  readonly reasoningTokens: number;
+  readonly choices: readonly CompletionChoice[];
+}
