@@ -62,8 +62,8 @@ describe('decodeUtf8', () => {
 
     it('never emits for a never source, and completes for an empty one', () => {
       testScheduler.run(({ cold, expectObservable }) => {
-        expectObservable(cold('-').pipe(decodeUtf8())).toBe('-');
-        expectObservable(cold('|').pipe(decodeUtf8())).toBe('|');
+        expectObservable(cold<Uint8Array>('-').pipe(decodeUtf8())).toBe('-');
+        expectObservable(cold<Uint8Array>('|').pipe(decodeUtf8())).toBe('|');
       });
     });
 

@@ -110,3 +110,42 @@ const LIBRARY_ERROR_NAMES: ReadonlySet<string> = new Set([
   'ProviderError',
   'ToolArgumentsError',
 ]);
+
+/** Options of {@link ProviderError}. */
+export interface ProviderErrorOptions<P> extends LlmStreamErrorOptions<P> {
+  /** The provider's error type (`server_error`, `overloaded_error`, ...). */
+  readonly type?: string;
+  /** The provider's error code, as sent. */
+  readonly code?: string | number;
+  /** The HTTP status, when the error came as a response rather than inside the stream. */
+  readonly status?: number;
+  /** The provider's error body: parsed JSON when it was JSON, else the text. */
+  readonly body?: unknown;
+}
+
+/**
+ * The provider reported an error: an `{"error": ...}` payload or an `event: error` frame inside a
+ * 200 stream, or an error status before it. Terminal: nothing that follows can overwrite it.
+ *
+ * @example
+ * ```ts
+ * import { ProviderError } from 'rxjs-llm-stream';
+ *
+ * if (err instanceof ProviderError && err.type === 'overloaded_error') retryLater();
+ * ```
+ */
+export class ProviderError<P = unknown> extends LlmStreamError<P> {
+  override readonly name = 'ProviderError';
+  readonly type: string | undefined;
+  readonly code: string | number | undefined;
+  readonly status: number | undefined;
+  readonly body: unknown;
+
+  constructor(message: string, options: ProviderErrorOptions<P> = {}) {
+    super(message, options);
+    this.type = options.type;
+    this.code = options.code;
+    this.status = options.status;
+    this.body = options.body;
+  }
+}

@@ -77,6 +77,11 @@ export interface ReasoningEvent {
   readonly type: 'reasoning';
   readonly choice: number;
   readonly text: string;
+  /**
+   * Tokens generated so far, all of them reasoning, when the server counts them as it goes
+   * (llama.cpp's `timings.predicted_n` as of this chunk).
+   */
+  readonly reasoningTokens?: number;
 }
 /** Answer text. */
 export interface ContentEvent {

@@ -3,6 +3,7 @@ import { Observable, Subscriber, Subscription } from 'rxjs';
 /** The handlers an operator of this library gives its source. */
 export interface UpstreamHandlers<T> {
   next(value: T): void;
+  /** Any error that ends the stream: the source's, or one thrown by `next` or `complete`. */
   error?(error: unknown): void;
   complete?(): void;
 }
@@ -17,8 +18,8 @@ export interface UpstreamHandlers<T> {
  * both an observer and a `Subscription` is used by RxJS as the subscriber itself; adding it to
  * `downstream` before subscribing links the two, which is what RxJS's own operators do internally.
  *
- * A throw in `next` or `complete` is routed to `downstream.error`, never swallowed and never left to
- * escape into the producer.
+ * A throw in `next` or `complete` is routed to the `error` handler (or `downstream.error`), never
+ * swallowed and never left to escape into the producer.
  */
 export function subscribeLinked<T>(
   source: Observable<T>,
@@ -34,8 +35,14 @@ export function subscribeLinked<T>(
   });
   let stopped = false;
   const fail = (error: unknown): void => {
+    const active = current;
     stopped = true;
-    downstream.error(error);
+    try {
+      if (active?.error) active.error(error);
+      else downstream.error(error);
+    } catch (thrown) {
+      downstream.error(thrown);
+    }
     link.unsubscribe();
   };
   const upstream = Object.assign(link, {
@@ -49,14 +56,7 @@ export function subscribeLinked<T>(
     },
     error(error: unknown): void {
       if (stopped || current === undefined) return;
-      stopped = true;
-      try {
-        if (current.error) current.error(error);
-        else downstream.error(error);
-      } catch (thrown) {
-        downstream.error(thrown);
-      }
-      link.unsubscribe();
+      fail(error);
     },
     complete(): void {
       if (stopped || current === undefined) return;
@@ -65,7 +65,8 @@ export function subscribeLinked<T>(
         if (current.complete) current.complete();
         else downstream.complete();
       } catch (error) {
-        downstream.error(error);
+        fail(error);
+        return;
       }
       link.unsubscribe();
     },

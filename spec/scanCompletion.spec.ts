@@ -1,0 +1,79 @@
+import { Observable } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import { StreamClosedEarlyError } from '../src/errors';
+import { ChatEvent } from '../src/events';
+import { scanCompletion } from '../src/scanCompletion';
+import { runSync } from './support/collect';
+
+describe('scanCompletion', () => {
+  it('emits the completion so far after each event (marbles)', () => {
+    const testScheduler = new TestScheduler((actual, expected) => expect(actual).toMatchObject(expected));
+    testScheduler.run(({ cold, expectObservable }) => {
+      const source = cold<ChatEvent>('-r-a-b-f-|', {
+        r: { type: 'reasoning', choice: 0, text: 'hmm' },
+        a: { type: 'content', choice: 0, text: 'Hel' },
+        b: { type: 'content', choice: 0, text: 'lo' },
+        f: { type: 'finish', choice: 0, reason: 'stop', raw: 'stop' },
+      });
+      expectObservable(source.pipe(scanCompletion())).toBe('-r-a-b-f-|', {
+        r: { content: null, reasoning: 'hmm', inReasoning: true, finished: false, finishReason: null },
+        a: { content: 'Hel', reasoning: 'hmm', inReasoning: false, finished: false },
+        b: { content: 'Hello', inReasoning: false, finished: false },
+        f: { content: 'Hello', finished: true, finishReason: 'stop' },
+      });
+    });
+  });
+
+  it('marks inReasoning false after a tool-call fragment', () => {
+    const { values } = runSync(
+      [
+        { type: 'reasoning', choice: 0, text: 'x' },
+        { type: 'tool-call-delta', choice: 0, index: 0, id: 'a', name: 'f', arguments: '{' },
+      ] as ChatEvent[],
+      (source) => source.pipe(scanCompletion()),
+    );
+    expect(values.map((s) => s.inReasoning)).toEqual([true, false]);
+    expect(values[1]!.toolCalls).toEqual([{ index: 0, id: 'a', name: 'f', arguments: '{', complete: false }]);
+  });
+
+  it('shows interleaved calls of two choices apart, each closed at its own finish', () => {
+    const { values, error } = runSync(
+      [
+        { type: 'tool-call-delta', choice: 0, index: 0, id: 'a', name: 'f', arguments: '{"a":' },
+        { type: 'tool-call-delta', choice: 1, index: 0, id: 'b', name: 'g', arguments: '{"b":' },
+        { type: 'tool-call-delta', choice: 0, index: 0, arguments: '1}' },
+        { type: 'finish', choice: 0, reason: 'tool_calls', raw: 'tool_calls' },
+        { type: 'tool-call-delta', choice: 1, index: 0, arguments: '2}' },
+        { type: 'finish', choice: 1, reason: 'tool_calls', raw: 'tool_calls' },
+      ] as ChatEvent[],
+      scanCompletion(),
+    );
+    expect(error).toBeUndefined();
+    expect(values[3]!.finished).toBe(false);
+    expect(values[3]!.choices[0]!.toolCalls[0]).toMatchObject({ complete: true, args: { a: 1 } });
+    expect(values[3]!.choices[1]!.toolCalls[0]).toMatchObject({ complete: false, arguments: '{"b":' });
+    expect(values[5]!.finished).toBe(true);
+  });
+
+  it('errors with StreamClosedEarlyError when the source completes unfinished, keeping the last snapshot', () => {
+    const { values, error } = runSync([{ type: 'content', choice: 0, text: 'cut' }] as ChatEvent[], scanCompletion());
+    expect(values).toHaveLength(1);
+    expect(error).toBeInstanceOf(StreamClosedEarlyError);
+    expect((error as StreamClosedEarlyError).partial).toMatchObject({ content: 'cut', finished: false });
+  });
+
+  it('errors for an empty source: a reply with no choice at all is truncated', () => {
+    const { values, error } = runSync([] as ChatEvent[], scanCompletion());
+    expect(values).toEqual([]);
+    expect(error).toBeInstanceOf(StreamClosedEarlyError);
+  });
+
+  it('passes a source error through with the snapshot as partial', () => {
+    const { error } = runSync([{ type: 'content', choice: 0, text: 'a' }] as ChatEvent[], (source) =>
+      new Observable<ChatEvent>((subscriber) => {
+        source.subscribe({ next: (v) => subscriber.next(v), complete: () => subscriber.error(new StreamClosedEarlyError('x')) });
+      }).pipe(scanCompletion()),
+    );
+    expect((error as StreamClosedEarlyError).partial).toMatchObject({ content: 'a' });
+  });
+});

@@ -1,0 +1,28 @@
+import { SseFrame } from '../../src/core/SseParser';
+import { ChatEvent } from '../../src/events';
+import { OpenAiChatOptions, OpenAiChatParser } from '../../src/dialects/openaiChat';
+
+/** A frame carrying `payload` as JSON (or as is, when it is a string). */
+export function frame(payload: unknown, event = 'message'): SseFrame {
+  return { event, data: typeof payload === 'string' ? payload : JSON.stringify(payload), id: '' };
+}
+
+export const DONE: SseFrame = frame('[DONE]');
+
+/** An OpenAI chat chunk with one choice. */
+export function chunk(delta: Record<string, unknown>, extra: Record<string, unknown> = {}, finish: string | null = null) {
+  return { id: 'chatcmpl-1', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta, finish_reason: finish }], ...extra };
+}
+
+/** Runs frames through the openai-chat core; returns the events and the error, if any. */
+export function readChat(frames: readonly SseFrame[], options?: OpenAiChatOptions): { events: ChatEvent[]; error?: unknown } {
+  const events: ChatEvent[] = [];
+  const parser = new OpenAiChatParser((event) => events.push(event), options);
+  try {
+    for (const f of frames) parser.push(f);
+    parser.end();
+  } catch (error) {
+    return { events, error };
+  }
+  return { events };
+}

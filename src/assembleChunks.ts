@@ -1,0 +1,62 @@
+import { Observable, OperatorFunction } from 'rxjs';
+import { SseFrame } from './core/SseParser.js';
+import { DialectFactory, DialectOptions } from './dialects/Dialect.js';
+import { OpenAiChatOptions, OpenAiChatParser } from './dialects/openaiChat.js';
+import { ChatEvent } from './events.js';
+import { subscribeLinked } from './internal/subscribeLinked.js';
+
+/** The wire formats `assembleChunks` reads. */
+export type DialectName = 'openai-chat';
+
+/** Options of `assembleChunks`. */
+export interface AssembleChunksOptions extends DialectOptions, OpenAiChatOptions {
+  /** The wire format. Default `'openai-chat'`. */
+  readonly dialect?: DialectName;
+}
+
+const DIALECTS: Readonly<Record<DialectName, DialectFactory>> = {
+  'openai-chat': (emit, options) => new OpenAiChatParser(emit, options),
+};
+
+/**
+ * Turns the frames of a streamed chat completion into `ChatEvent`s: text, reasoning, refusals,
+ * tool-call fragments, finish reasons, usage and timings, in the order the chunk held them.
+ *
+ * The stream must end with its dialect's own end signal (`[DONE]` for OpenAI-style streams): a
+ * source that completes without it errors with `StreamClosedEarlyError`. An error payload inside the
+ * stream is a `ProviderError`; a payload that is not JSON of the expected shape, or a fragment that
+ * belongs to no call, is a `ProtocolError`. Unknown fields are ignored.
+ *
+ * Intuition: the per-chunk half of an assembler; `finalizeCompletion` is the other half.
+ *
+ * ```
+ * frames: --{content:"Hel"}--{content:"lo",finish:"stop"}--[DONE]--|
+ * events: --content"Hel"-----(content"lo" finish)----------done----|
+ * ```
+ *
+ * @example
+ * ```ts
+ * import { decodeUtf8, sseFrames, assembleChunks } from 'rxjs-llm-stream';
+ *
+ * bytes$.pipe(decodeUtf8(), sseFrames(), assembleChunks()).subscribe((event) => {
+ *   if (event.type === 'content') process.stdout.write(event.text);
+ * });
+ * ```
+ *
+ * @param options `dialect`, `strict` (apply the format exactly), `maxToolCalls`.
+ * @returns An operator from `SseFrame`s to `ChatEvent`s.
+ */
+export function assembleChunks(options: AssembleChunksOptions = {}): OperatorFunction<SseFrame, ChatEvent> {
+  const factory = DIALECTS[options.dialect ?? 'openai-chat'];
+  return (source) =>
+    new Observable<ChatEvent>((subscriber) => {
+      const parser = factory((event) => subscriber.next(event), options);
+      subscribeLinked(source, subscriber, {
+        next: (frame) => parser.push(frame),
+        complete() {
+          parser.end();
+          subscriber.complete();
+        },
+      });
+    });
+}

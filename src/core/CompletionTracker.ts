@@ -1,0 +1,327 @@
+import { ProtocolError, StreamClosedEarlyError } from '../errors.js';
+import {
+  ChatEvent,
+  Completion,
+  CompletionChoice,
+  FinishReason,
+  JsonValue,
+  Timings,
+  ToolCall,
+  ToolCallProgress,
+  Usage,
+} from '../events.js';
+import { mergeUsage } from '../dialects/usage.js';
+import { excerpt } from '../internal/json.js';
+
+/** A tool call as far as it has arrived (the `partial` of a truncated stream lists these). */
+export interface PartialToolCall {
+  readonly index: number;
+  readonly id: string | undefined;
+  readonly name: string | undefined;
+  /** The argument text so far. */
+  readonly arguments: string;
+  /** The parsed arguments, once the call has closed. */
+  readonly args?: JsonValue;
+  readonly complete: boolean;
+}
+
+/** One choice as far as it has arrived. */
+export interface ChoiceSnapshot {
+  readonly index: number;
+  readonly content: string | null;
+  readonly reasoning: string | null;
+  readonly refusal: string | null;
+  readonly toolCalls: readonly PartialToolCall[];
+  readonly finishReason: FinishReason | null;
+  readonly rawFinishReason: string | null;
+}
+
+/**
+ * The completion so far: what a UI shows while the reply streams, and the `partial` of every error
+ * raised once assembly has begun. The top-level fields are choice 0's.
+ */
+export interface CompletionSnapshot {
+  readonly id: string | null;
+  readonly model: string | null;
+  readonly content: string | null;
+  readonly reasoning: string | null;
+  readonly refusal: string | null;
+  readonly toolCalls: readonly PartialToolCall[];
+  readonly finishReason: FinishReason | null;
+  readonly rawFinishReason: string | null;
+  readonly usage: Usage | null;
+  readonly timings: Timings | null;
+  readonly reasoningTokens: number;
+  /** True while the latest text was reasoning (false after answer text or a tool-call fragment). */
+  readonly inReasoning: boolean;
+  /** True once every choice seen has finished. */
+  readonly finished: boolean;
+  readonly choices: readonly ChoiceSnapshot[];
+}
+
+/** A call that an event closed, as `groupToolCallsByIndex` emits it. */
+export interface ClosedToolCall {
+  readonly choice: number;
+  readonly call: ToolCall;
+}
+
+class CallState {
+  id: string | undefined = undefined;
+  name: string | undefined = undefined;
+  // Appended with `+=`: V8 builds a rope, so each fragment costs O(its length), not O(text so far).
+  arguments = '';
+  closed: ToolCall | undefined = undefined;
+  constructor(readonly index: number) {}
+}
+
+class ChoiceState {
+  content: string | null = null;
+  reasoning: string | null = null;
+  refusal: string | null = null;
+  readonly calls = new Map<number, CallState>();
+  finishReason: FinishReason | null = null;
+  rawFinishReason: string | null = null;
+  constructor(readonly index: number) {}
+}
+
+const NO_CALLS: readonly ClosedToolCall[] = [];
+
+/**
+ * The pure core shared by `groupToolCallsByIndex`, `finalizeCompletion` and `scanCompletion`: folds
+ * `ChatEvent`s into a completion. Text is appended, never re-joined, so the cost of an event does not
+ * grow with the text before it.
+ *
+ * Tool calls close at their `tool-call-end` or when their choice finishes; only then are their
+ * arguments parsed (a prefix can parse and still be growing). A call that never got an id or a
+ * name, or whose arguments do not parse, is a `ProtocolError`.
+ *
+ * @example
+ * ```ts
+ * import { CompletionTracker } from 'rxjs-llm-stream';
+ *
+ * const tracker = new CompletionTracker();
+ * for (const event of events) tracker.apply(event);
+ * const completion = tracker.complete(); // throws StreamClosedEarlyError if no finish arrived
+ * ```
+ */
+export class CompletionTracker {
+  private id: string | null = null;
+  private model: string | null = null;
+  private usage: Usage | null = null;
+  private timings: Timings | null = null;
+  private reasoningTokens = 0;
+  private inReasoning = false;
+  private readonly choices = new Map<number, ChoiceState>();
+
+  /** Folds one event in; returns the tool calls it closed (usually none). */
+  apply(event: ChatEvent): readonly ClosedToolCall[] {
+    switch (event.type) {
+      case 'start':
+        if (this.id === null) {
+          this.id = event.id;
+          this.model = event.model;
+        }
+        return NO_CALLS;
+      case 'reasoning': {
+        const choice = this.choice(event.choice);
+        choice.reasoning = choice.reasoning === null ? event.text : choice.reasoning + event.text;
+        this.inReasoning = true;
+        if (event.reasoningTokens !== undefined) this.reasoningTokens = event.reasoningTokens;
+        return NO_CALLS;
+      }
+      case 'content': {
+        const choice = this.choice(event.choice);
+        choice.content = choice.content === null ? event.text : choice.content + event.text;
+        this.inReasoning = false;
+        return NO_CALLS;
+      }
+      case 'refusal': {
+        const choice = this.choice(event.choice);
+        choice.refusal = choice.refusal === null ? event.text : choice.refusal + event.text;
+        this.inReasoning = false;
+        return NO_CALLS;
+      }
+      case 'tool-call-delta': {
+        const call = this.openCall(event.choice, event.index);
+        if (call.id === undefined && event.id) call.id = event.id;
+        if (call.name === undefined && event.name) call.name = event.name;
+        call.arguments += event.arguments;
+        this.inReasoning = false;
+        return NO_CALLS;
+      }
+      case 'tool-call-end': {
+        const call = this.choices.get(event.choice)?.calls.get(event.index);
+        if (call === undefined) {
+          throw new ProtocolError(`tool call ${event.index} of choice ${event.choice} ended without starting`);
+        }
+        if (call.closed !== undefined) return NO_CALLS;
+        return [{ choice: event.choice, call: this.close(event.choice, call) }];
+      }
+      case 'finish': {
+        const choice = this.choice(event.choice);
+        choice.rawFinishReason = event.raw;
+        choice.finishReason = event.reason === 'stop' && choice.calls.size > 0 ? 'tool_calls' : event.reason;
+        let closed: ClosedToolCall[] | undefined;
+        for (const call of sortedCalls(choice)) {
+          if (call.closed !== undefined) continue;
+          (closed ??= []).push({ choice: event.choice, call: this.close(event.choice, call) });
+        }
+        return closed ?? NO_CALLS;
+      }
+      case 'usage':
+        this.usage = mergeUsage(this.usage, event.usage);
+        return NO_CALLS;
+      case 'timings':
+        this.timings = event.timings;
+        return NO_CALLS;
+      default:
+        // progress, done, and tool-call (finalizeCompletion works with or without
+        // groupToolCallsByIndex in front, so it builds calls from their fragments itself).
+        return NO_CALLS;
+    }
+  }
+
+  /** What is known of a call while it streams. */
+  progress(choice: number, index: number): ToolCallProgress {
+    const call = this.choices.get(choice)?.calls.get(index);
+    return { id: call?.id, name: call?.name, arguments: call?.arguments ?? '' };
+  }
+
+  /** True once every choice seen has finished (and at least one has). */
+  get finished(): boolean {
+    if (this.choices.size === 0) return false;
+    for (const choice of this.choices.values()) if (choice.finishReason === null) return false;
+    return true;
+  }
+
+  /** The completion so far. */
+  snapshot(): CompletionSnapshot {
+    const choices = [...this.choices.values()].sort((a, b) => a.index - b.index).map(choiceSnapshot);
+    const first = choices[0];
+    return {
+      id: this.id,
+      model: this.model,
+      content: first?.content ?? null,
+      reasoning: first?.reasoning ?? null,
+      refusal: first?.refusal ?? null,
+      toolCalls: first?.toolCalls ?? [],
+      finishReason: first?.finishReason ?? null,
+      rawFinishReason: first?.rawFinishReason ?? null,
+      usage: this.usage,
+      timings: this.timings,
+      reasoningTokens: this.reasoningTokens,
+      inReasoning: this.inReasoning,
+      finished: this.finished,
+      choices,
+    };
+  }
+
+  /**
+   * The finished completion. Throws `StreamClosedEarlyError` when a choice never finished (no
+   * `finish` event), with the snapshot as `partial`.
+   */
+  complete(): Completion {
+    if (this.choices.size === 0) {
+      throw new StreamClosedEarlyError('the stream ended before any finish reason: no choice arrived', {
+        partial: this.snapshot(),
+      });
+    }
+    const choices: CompletionChoice[] = [];
+    for (const choice of [...this.choices.values()].sort((a, b) => a.index - b.index)) {
+      if (choice.finishReason === null || choice.rawFinishReason === null) {
+        throw new StreamClosedEarlyError(`the stream ended before choice ${choice.index} finished`, {
+          partial: this.snapshot(),
+        });
+      }
+      choices.push({
+        index: choice.index,
+        content: choice.content,
+        reasoning: choice.reasoning,
+        refusal: choice.refusal,
+        toolCalls: sortedCalls(choice).map((call) => call.closed!),
+        finishReason: choice.finishReason,
+        rawFinishReason: choice.rawFinishReason,
+      });
+    }
+    const first = choices[0]!;
+    return {
+      id: this.id ?? '',
+      model: this.model,
+      content: first.content,
+      reasoning: first.reasoning,
+      refusal: first.refusal,
+      toolCalls: first.toolCalls,
+      finishReason: first.finishReason,
+      rawFinishReason: first.rawFinishReason,
+      usage: this.usage,
+      timings: this.timings,
+      reasoningTokens: this.reasoningTokens,
+      choices,
+    };
+  }
+
+  private choice(index: number): ChoiceState {
+    let choice = this.choices.get(index);
+    if (choice === undefined) {
+      choice = new ChoiceState(index);
+      this.choices.set(index, choice);
+    }
+    return choice;
+  }
+
+  private openCall(choiceIndex: number, index: number): CallState {
+    const choice = this.choice(choiceIndex);
+    let call = choice.calls.get(index);
+    if (call === undefined) {
+      if (choice.finishReason !== null) {
+        throw new ProtocolError(`tool call ${index} of choice ${choiceIndex} started after the choice finished`);
+      }
+      call = new CallState(index);
+      choice.calls.set(index, call);
+    } else if (call.closed !== undefined) {
+      throw new ProtocolError(`a fragment arrived for tool call ${index} of choice ${choiceIndex} after it closed`);
+    }
+    return call;
+  }
+
+  private close(choice: number, call: CallState): ToolCall {
+    const which = `tool call ${call.index} of choice ${choice}`;
+    if (call.id === undefined) throw new ProtocolError(`${which} never got an id`);
+    if (call.name === undefined) throw new ProtocolError(`${which} (${call.id}) never got a name`);
+    let args: JsonValue;
+    if (call.arguments.trim() === '') {
+      args = {};
+    } else {
+      try {
+        args = JSON.parse(call.arguments) as JsonValue;
+      } catch (cause) {
+        throw new ProtocolError(
+          `the arguments of ${which} (${call.name}) are not valid JSON: ${excerpt(call.arguments)}`,
+          { cause },
+        );
+      }
+    }
+    call.closed = { index: call.index, id: call.id, name: call.name, arguments: call.arguments, args };
+    return call.closed;
+  }
+}
+
+function sortedCalls(choice: ChoiceState): CallState[] {
+  return [...choice.calls.values()].sort((a, b) => a.index - b.index);
+}
+
+function choiceSnapshot(choice: ChoiceState): ChoiceSnapshot {
+  return {
+    index: choice.index,
+    content: choice.content,
+    reasoning: choice.reasoning,
+    refusal: choice.refusal,
+    toolCalls: sortedCalls(choice).map((call) =>
+      call.closed === undefined
+        ? { index: call.index, id: call.id, name: call.name, arguments: call.arguments, complete: false }
+        : { ...call.closed, complete: true },
+    ),
+    finishReason: choice.finishReason,
+    rawFinishReason: choice.rawFinishReason,
+  };
+}

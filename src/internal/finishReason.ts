@@ -1,0 +1,34 @@
+import { FinishReason } from '../events.js';
+
+const NORMALIZED: Readonly<Record<string, FinishReason>> = {
+  stop: 'stop',
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  STOP: 'stop',
+  length: 'length',
+  max_tokens: 'length',
+  MAX_TOKENS: 'length',
+  model_context_window_exceeded: 'length',
+  tool_calls: 'tool_calls',
+  function_call: 'tool_calls',
+  tool_use: 'tool_calls',
+  content_filter: 'content_filter',
+  refusal: 'content_filter',
+  SAFETY: 'content_filter',
+  RECITATION: 'content_filter',
+  BLOCKLIST: 'content_filter',
+  PROHIBITED_CONTENT: 'content_filter',
+  SPII: 'content_filter',
+  IMAGE_SAFETY: 'content_filter',
+  error: 'error',
+  MALFORMED_FUNCTION_CALL: 'error',
+};
+
+/**
+ * Maps a provider's finish reason to the normalized one (the dialect notes' table 8.2). A choice that
+ * made tool calls but says `stop` finished for its calls: several providers send `stop` there.
+ */
+export function normalizeFinishReason(raw: string, hasToolCalls: boolean): FinishReason {
+  const normalized = Object.prototype.hasOwnProperty.call(NORMALIZED, raw) ? NORMALIZED[raw]! : 'other';
+  return normalized === 'stop' && hasToolCalls ? 'tool_calls' : normalized;
+}
