@@ -10,8 +10,8 @@ export type DialectName = 'openai-chat';
 
 /** Options of `assembleChunks`. */
 export interface AssembleChunksOptions extends DialectOptions, OpenAiChatOptions {
-  /** The wire format. Default `'openai-chat'`. */
-  readonly dialect?: DialectName;
+  /** The wire format, by name, or a factory for a format of your own. Default `'openai-chat'`. */
+  readonly dialect?: DialectName | DialectFactory;
 }
 
 const DIALECTS: Readonly<Record<DialectName, DialectFactory>> = {
@@ -47,7 +47,8 @@ const DIALECTS: Readonly<Record<DialectName, DialectFactory>> = {
  * @returns An operator from `SseFrame`s to `ChatEvent`s.
  */
 export function assembleChunks(options: AssembleChunksOptions = {}): OperatorFunction<SseFrame, ChatEvent> {
-  const factory = DIALECTS[options.dialect ?? 'openai-chat'];
+  const dialect = options.dialect ?? 'openai-chat';
+  const factory = typeof dialect === 'function' ? dialect : DIALECTS[dialect];
   return (source) =>
     new Observable<ChatEvent>((subscriber) => {
       const parser = factory((event) => subscriber.next(event), options);

@@ -83,6 +83,16 @@ export interface ReasoningEvent {
    */
   readonly reasoningTokens?: number;
 }
+/**
+ * An opaque artifact of the model's reasoning that must be sent back on the next turn (Anthropic's
+ * thinking `signature` and `redacted_thinking` data, Gemini's `thoughtSignature`, OpenAI Responses'
+ * `encrypted_content`). Not text: never shown, never parsed.
+ */
+export interface ReasoningSignatureEvent {
+  readonly type: 'reasoning-signature';
+  readonly choice: number;
+  readonly signature: string;
+}
 /** Answer text. */
 export interface ContentEvent {
   readonly type: 'content';
@@ -157,6 +167,7 @@ export type ChatEvent =
   | StartEvent
   | ProgressEvent
   | ReasoningEvent
+  | ReasoningSignatureEvent
   | ContentEvent
   | RefusalEvent
   | ToolCallDeltaEvent
@@ -177,6 +188,8 @@ export interface CompletionChoice {
   readonly toolCalls: readonly ToolCall[];
   readonly finishReason: FinishReason;
   readonly rawFinishReason: string;
+  /** Opaque reasoning artifacts to send back on the next turn, in arrival order (only when any came). */
+  readonly reasoningSignatures?: readonly string[];
 }
 
 /**
@@ -196,5 +209,7 @@ export interface Completion {
   readonly timings: Timings | null;
   /** Tokens generated while the model was reasoning (seed rule: `predicted_n` at the last reasoning chunk). */
   readonly reasoningTokens: number;
+  /** Choice 0's opaque reasoning artifacts for the next turn (only when any came). */
+  readonly reasoningSignatures?: readonly string[];
   readonly choices: readonly CompletionChoice[];
 }

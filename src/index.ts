@@ -30,6 +30,7 @@ export type {
   StartEvent,
   ProgressEvent,
   ReasoningEvent,
+  ReasoningSignatureEvent,
   ContentEvent,
   RefusalEvent,
   ToolCallDeltaEvent,

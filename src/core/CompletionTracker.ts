@@ -78,6 +78,7 @@ class ChoiceState {
   content: string | null = null;
   reasoning: string | null = null;
   refusal: string | null = null;
+  signatures: string[] | undefined = undefined;
   readonly calls = new Map<number, CallState>();
   finishReason: FinishReason | null = null;
   rawFinishReason: string | null = null;
@@ -129,6 +130,9 @@ export class CompletionTracker {
         if (event.reasoningTokens !== undefined) this.reasoningTokens = event.reasoningTokens;
         return NO_CALLS;
       }
+      case 'reasoning-signature':
+        (this.choice(event.choice).signatures ??= []).push(event.signature);
+        return NO_CALLS;
       case 'content': {
         const choice = this.choice(event.choice);
         choice.content = choice.content === null ? event.text : choice.content + event.text;
@@ -241,6 +245,7 @@ export class CompletionTracker {
         toolCalls: sortedCalls(choice).map((call) => call.closed!),
         finishReason: choice.finishReason,
         rawFinishReason: choice.rawFinishReason,
+        ...(choice.signatures === undefined ? {} : { reasoningSignatures: [...choice.signatures] }),
       });
     }
     const first = choices[0]!;
@@ -256,6 +261,7 @@ export class CompletionTracker {
       usage: this.usage,
       timings: this.timings,
       reasoningTokens: this.reasoningTokens,
+      ...(first.reasoningSignatures === undefined ? {} : { reasoningSignatures: first.reasoningSignatures }),
       choices,
     };
   }

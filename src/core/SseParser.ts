@@ -1,4 +1,5 @@
 import { ProtocolError, StreamClosedEarlyError } from '../errors.js';
+import { LineSplitter } from './LineSplitter.js';
 
 /**
  * One dispatched server-sent event, as the WHATWG HTML standard's event-stream interpretation
@@ -40,19 +41,14 @@ export interface SsePartial {
 /** The default of {@link SseParserOptions.maxEventSize}: 16 MiB. */
 export const DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024;
 
-const LF = 10;
-const CR = 13;
-const COLON = 58;
 const SPACE = 32;
-const BOM = 0xfeff;
 
 /**
  * The pure core of `sseFrames`: text in, `SseFrame`s out, over any chunking, in time linear in the
  * input.
  *
- * Lines end in CRLF, LF or CR; a CR that ends one chunk and an LF that starts the next are one line
- * end. A line still open when a chunk ends is kept as a list of fragments and joined once, when its
- * end arrives, so a 10 MB line in 7-character pieces is neither rescanned nor re-concatenated.
+ * Lines are split by a {@link LineSplitter} (CRLF, LF or CR, also across chunks; linear however the
+ * text is split); this class reads the fields and dispatches events.
  *
  * @example
  * ```ts
@@ -68,21 +64,14 @@ export class SseParser {
   private readonly maxEventSize: number;
   private readonly requireBlankLineAtEnd: boolean;
 
-  /** Fragments of the line that has not ended yet, and their total length. */
-  private pendingLine: string[] = [];
-  private pendingLineLength = 0;
-  /** The last chunk ended in CR: an LF at the start of the next one ends no second line. */
-  private skipLeadingLineFeed = false;
-  private atStreamStart = true;
-
+  private readonly lines: LineSplitter;
   private dataLines: string[] = [];
   private dataLength = 0;
   private eventType = '';
   private lastEventId = '';
   private reconnectionTime: number | undefined = undefined;
 
-  /** Complete lines read so far, and events dispatched, for error positions. */
-  private lineCount = 0;
+  /** Events dispatched so far, for error positions. */
   private eventCount = 0;
 
   constructor(
@@ -91,51 +80,20 @@ export class SseParser {
   ) {
     this.maxEventSize = options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE;
     this.requireBlankLineAtEnd = options.requireBlankLineAtEnd === true;
+    this.lines = new LineSplitter(
+      (line) => this.readLine(line),
+      this.maxEventSize,
+      (line) =>
+        new ProtocolError<SsePartial>(
+          `line too large: more than ${this.maxEventSize} characters at line ${line} (event ${this.eventCount + 1})`,
+          { position: { line, event: this.eventCount + 1 } },
+        ),
+    );
   }
 
   /** Reads one piece of text; calls `onFrame` for each event it completes. */
   push(text: string): void {
-    const length = text.length;
-    if (length === 0) return;
-    let position = 0;
-    if (this.atStreamStart) {
-      this.atStreamStart = false;
-      if (text.charCodeAt(0) === BOM) position = 1;
-    }
-    if (this.skipLeadingLineFeed) {
-      this.skipLeadingLineFeed = false;
-      if (text.charCodeAt(position) === LF) position++;
-    }
-    // The next CR and LF at or after `position`, found once and reused until passed: searching for
-    // both afresh on every line would rescan a long run of text that has only one kind.
-    let nextCr = -2;
-    let nextLf = -2;
-    while (position < length) {
-      if (nextCr !== -1 && nextCr < position) nextCr = text.indexOf('\r', position);
-      if (nextLf !== -1 && nextLf < position) nextLf = text.indexOf('\n', position);
-      if (nextCr === -1 && nextLf === -1) break;
-      const lineEnd = nextCr === -1 ? nextLf : nextLf === -1 ? nextCr : Math.min(nextCr, nextLf);
-      this.checkSize(this.pendingLineLength + lineEnd - position, 'line', this.lineCount + 1);
-      let line = text.slice(position, lineEnd);
-      if (this.pendingLineLength > 0) {
-        this.pendingLine.push(line);
-        line = this.pendingLine.join('');
-        this.pendingLine = [];
-        this.pendingLineLength = 0;
-      }
-      position = lineEnd + 1;
-      if (lineEnd === nextCr) {
-        if (position === length) this.skipLeadingLineFeed = true; // CR ends the chunk: LF may follow
-        else if (text.charCodeAt(position) === LF) position++;
-      }
-      this.lineCount++;
-      this.readLine(line);
-    }
-    if (position < length) {
-      this.checkSize(this.pendingLineLength + length - position, 'line', this.lineCount + 1);
-      this.pendingLine.push(position === 0 ? text : text.slice(position));
-      this.pendingLineLength += length - position;
-    }
+    this.lines.push(text);
   }
 
   /**
@@ -143,8 +101,8 @@ export class SseParser {
    * lines are complete is dispatched (or is an error under `requireBlankLineAtEnd`).
    */
   end(): void {
-    if (this.pendingLineLength > 0) {
-      const line = this.lineCount + 1;
+    if (this.lines.hasPendingLine) {
+      const line = this.lines.lineCount + 1;
       throw new StreamClosedEarlyError<SsePartial>(
         `the stream ended mid-line: line ${line} (event ${this.eventCount + 1}) has no line end`,
         { position: { line, event: this.eventCount + 1 }, partial: this.partial() },
@@ -153,8 +111,8 @@ export class SseParser {
     if (this.dataLines.length > 0) {
       if (this.requireBlankLineAtEnd) {
         throw new StreamClosedEarlyError<SsePartial>(
-          `the stream ended inside event ${this.eventCount + 1}: no blank line after line ${this.lineCount}`,
-          { position: { line: this.lineCount, event: this.eventCount + 1 }, partial: this.partial() },
+          `the stream ended inside event ${this.eventCount + 1}: no blank line after line ${this.lines.lineCount}`,
+          { position: { line: this.lines.lineCount, event: this.eventCount + 1 }, partial: this.partial() },
         );
       }
       this.dispatch();
@@ -181,7 +139,13 @@ export class SseParser {
     switch (field) {
       case 'data':
         this.dataLength += value.length + (this.dataLines.length > 0 ? 1 : 0);
-        this.checkSize(this.dataLength, 'event', this.lineCount);
+        if (this.dataLength > this.maxEventSize) {
+          const line = this.lines.lineCount;
+          throw new ProtocolError<SsePartial>(
+            `event too large: more than ${this.maxEventSize} characters at line ${line} (event ${this.eventCount + 1})`,
+            { position: { line, event: this.eventCount + 1 } },
+          );
+        }
         this.dataLines.push(value);
         break;
       case 'event':
@@ -215,15 +179,7 @@ export class SseParser {
     this.onFrame(frame);
   }
 
-  private checkSize(size: number, what: 'line' | 'event', line: number): void {
-    if (size <= this.maxEventSize) return;
-    throw new ProtocolError<SsePartial>(
-      `${what} too large: more than ${this.maxEventSize} characters at line ${line} (event ${this.eventCount + 1})`,
-      { position: { line, event: this.eventCount + 1 } },
-    );
-  }
-
   private partial(): SsePartial {
-    return { data: this.dataLines.join('\n'), incompleteLine: this.pendingLine.join('') };
+    return { data: this.dataLines.join('\n'), incompleteLine: this.lines.pendingLine };
   }
 }

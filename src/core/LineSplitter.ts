@@ -1,0 +1,106 @@
+import { ProtocolError } from '../errors.js';
+
+const LF = 10;
+const CR = 13;
+const BOM = 0xfeff;
+
+/**
+ * Splits text into lines over any chunking, in time linear in the input: the line layer under
+ * `SseParser` and `NdjsonParser`.
+ *
+ * Lines end in CRLF, LF or CR; a CR that ends one chunk and an LF that starts the next are one line
+ * end (the CR ends the line at once, and the LF is skipped when it comes). One leading U+FEFF is
+ * dropped. A line still open when a chunk ends is kept as a list of fragments and joined once, when
+ * its end arrives, so a 10 MB line in 7-character pieces is neither rescanned nor re-concatenated.
+ * A line longer than `maxLineLength` is a `ProtocolError`, raised before it is buffered.
+ *
+ * @example
+ * ```ts
+ * import { LineSplitter } from 'rxjs-llm-stream';
+ *
+ * const lines = new LineSplitter((line) => console.log(line), 1024);
+ * lines.push('a\r');
+ * lines.push('\nb\n'); // logs 'a', then 'b'
+ * lines.pendingLine;   // '' (nothing open)
+ * ```
+ */
+export class LineSplitter {
+  /** Fragments of the line that has not ended yet, and their total length. */
+  private fragments: string[] = [];
+  private fragmentsLength = 0;
+  /** The last chunk ended in CR: an LF at the start of the next one ends no second line. */
+  private skipLeadingLineFeed = false;
+  private atStreamStart = true;
+  /** Complete lines so far: the number of the line being read is `lineCount + 1`. */
+  lineCount = 0;
+
+  /**
+   * @param onLine Called with each complete line, without its line end.
+   * @param maxLineLength The longest line held; past it, `tooLong` makes the error thrown.
+   * @param tooLong Makes the error for a line that is too long, from its 1-based number.
+   */
+  constructor(
+    private readonly onLine: (line: string) => void,
+    private readonly maxLineLength: number,
+    private readonly tooLong: (line: number) => Error = (line) =>
+      new ProtocolError(`line ${line} is too long: more than ${maxLineLength} characters`, { position: { line } }),
+  ) {}
+
+  /** True while a line has begun and not ended. */
+  get hasPendingLine(): boolean {
+    return this.fragmentsLength > 0;
+  }
+
+  /** The text of the line that has not ended (joined on demand, for error reports). */
+  get pendingLine(): string {
+    return this.fragments.join('');
+  }
+
+  push(text: string): void {
+    const length = text.length;
+    if (length === 0) return;
+    let position = 0;
+    if (this.atStreamStart) {
+      this.atStreamStart = false;
+      if (text.charCodeAt(0) === BOM) position = 1;
+    }
+    if (this.skipLeadingLineFeed) {
+      this.skipLeadingLineFeed = false;
+      if (text.charCodeAt(position) === LF) position++;
+    }
+    // The next CR and LF at or after `position`, found once and reused until passed: searching for
+    // both afresh on every line would rescan a long run of text that has only one kind.
+    let nextCr = -2;
+    let nextLf = -2;
+    while (position < length) {
+      if (nextCr !== -1 && nextCr < position) nextCr = text.indexOf('\r', position);
+      if (nextLf !== -1 && nextLf < position) nextLf = text.indexOf('\n', position);
+      if (nextCr === -1 && nextLf === -1) break;
+      const lineEnd = nextCr === -1 ? nextLf : nextLf === -1 ? nextCr : Math.min(nextCr, nextLf);
+      this.checkLength(this.fragmentsLength + lineEnd - position);
+      let line = text.slice(position, lineEnd);
+      if (this.fragmentsLength > 0) {
+        this.fragments.push(line);
+        line = this.fragments.join('');
+        this.fragments = [];
+        this.fragmentsLength = 0;
+      }
+      position = lineEnd + 1;
+      if (text.charCodeAt(lineEnd) === CR) {
+        if (position === length) this.skipLeadingLineFeed = true; // CR ends the chunk: LF may follow
+        else if (text.charCodeAt(position) === LF) position++;
+      }
+      this.lineCount++;
+      this.onLine(line);
+    }
+    if (position < length) {
+      this.checkLength(this.fragmentsLength + length - position);
+      this.fragments.push(position === 0 ? text : text.slice(position));
+      this.fragmentsLength += length - position;
+    }
+  }
+
+  private checkLength(length: number): void {
+    if (length > this.maxLineLength) throw this.tooLong(this.lineCount + 1);
+  }
+}

@@ -1,0 +1,50 @@
+import { StreamClosedEarlyError } from '../errors.js';
+import { LineSplitter } from './LineSplitter.js';
+import { DEFAULT_MAX_EVENT_SIZE, SseFrame } from './SseParser.js';
+
+/** Options of {@link NdjsonParser} and `ndjsonFrames`. */
+export interface NdjsonParserOptions {
+  /** The longest line held, in UTF-16 code units; past it, `ProtocolError`. Default 16 MiB. */
+  readonly maxLineLength?: number;
+}
+
+/**
+ * The pure core of `ndjsonFrames`: newline-delimited JSON (Ollama's native `/api/chat`) read into the
+ * same `SseFrame`s that `SseParser` makes, one per non-blank line, so that the assembly layers need
+ * not know the framing. Same line rules, size cap and linear cost as `SseParser`; a last line with
+ * no line end is a `StreamClosedEarlyError` (a cut-off JSON object must not pass for a whole one).
+ *
+ * @example
+ * ```ts
+ * import { NdjsonParser } from 'rxjs-llm-stream';
+ *
+ * const parser = new NdjsonParser((frame) => console.log(JSON.parse(frame.data)));
+ * parser.push('{"done":fal');
+ * parser.push('se}\n'); // logs { done: false }
+ * parser.end();
+ * ```
+ */
+export class NdjsonParser {
+  private readonly lines: LineSplitter;
+
+  constructor(onFrame: (frame: SseFrame) => void, options: NdjsonParserOptions = {}) {
+    this.lines = new LineSplitter((line) => {
+      // Blank (or whitespace-only) lines separate nothing in NDJSON: skip them.
+      if (line.trim() !== '') onFrame({ event: 'message', data: line, id: '' });
+    }, options.maxLineLength ?? DEFAULT_MAX_EVENT_SIZE);
+  }
+
+  push(text: string): void {
+    this.lines.push(text);
+  }
+
+  /** Ends the stream: a line without its line end is a `StreamClosedEarlyError`. */
+  end(): void {
+    if (!this.lines.hasPendingLine) return;
+    const line = this.lines.lineCount + 1;
+    throw new StreamClosedEarlyError<string>(`the stream ended mid-line: line ${line} has no line end`, {
+      position: { line },
+      partial: this.lines.pendingLine,
+    });
+  }
+}
