@@ -55,8 +55,9 @@ export interface ToolCall {
 
 /** What is known of a tool call while its arguments still stream (carried by `groupToolCallsByIndex`). */
 export interface ToolCallProgress {
-  readonly id: string | undefined;
-  readonly name: string | undefined;
+  /** `null` until a fragment names it. */
+  readonly id: string | null;
+  readonly name: string | null;
   /** The argument text so far. Display only: a prefix that parses may still be growing. */
   readonly arguments: string;
 }

@@ -16,8 +16,9 @@ import { excerpt } from '../internal/json.js';
 /** A tool call as far as it has arrived (the `partial` of a truncated stream lists these). */
 export interface PartialToolCall {
   readonly index: number;
-  readonly id: string | undefined;
-  readonly name: string | undefined;
+  /** `null` until a fragment names it. */
+  readonly id: string | null;
+  readonly name: string | null;
   /** The argument text so far. */
   readonly arguments: string;
   /** The parsed arguments, once the call has closed. */
@@ -188,7 +189,7 @@ export class CompletionTracker {
   /** What is known of a call while it streams. */
   progress(choice: number, index: number): ToolCallProgress {
     const call = this.choices.get(choice)?.calls.get(index);
-    return { id: call?.id, name: call?.name, arguments: call?.arguments ?? '' };
+    return { id: call?.id ?? null, name: call?.name ?? null, arguments: call?.arguments ?? '' };
   }
 
   /** True once every choice seen has finished (and at least one has). */
@@ -324,7 +325,7 @@ function choiceSnapshot(choice: ChoiceState): ChoiceSnapshot {
     refusal: choice.refusal,
     toolCalls: sortedCalls(choice).map((call) =>
       call.closed === undefined
-        ? { index: call.index, id: call.id, name: call.name, arguments: call.arguments, complete: false }
+        ? { index: call.index, id: call.id ?? null, name: call.name ?? null, arguments: call.arguments, complete: false }
         : { ...call.closed, complete: true },
     ),
     finishReason: choice.finishReason,

@@ -1,0 +1,950 @@
+#!/usr/bin/env python3
+"""An independent reader of the recorded streams in marbles/: bytes in, expected result out.
+
+It exists so that the TypeScript library is checked against a second, separate reading of the same
+bytes. It shares no code with the library and must never be "fixed" by copying the library's output:
+when the two disagree, read the bytes by hand and decide which one is wrong.
+
+Standard library only (Python 3.8+). What it implements:
+
+* Framing: the WHATWG event-stream rules (UTF-8, one leading BOM dropped, lines ending in CRLF, LF
+  or CR, comments, `field: value` with one optional space stripped, `data` lines joined with LF,
+  `event`, `id`, `retry`, dispatch on a blank line), with this library's end-of-input rule: a final
+  block whose lines are complete but which lacks its blank line is dispatched; a line cut before its
+  line end is not, and makes the stream one that closed early. Ollama's native format is NDJSON.
+* Dialects: OpenAI Chat Completions and its compatibles (`openai-chat`), Anthropic Messages
+  (`anthropic`), OpenAI Responses (`openai-responses`), Gemini native (`gemini`), Ollama native
+  (`ollama`), llama.cpp native `/completion` (`llamacpp-completion`).
+* Assembly into the `Completion` of src/events.ts (key order as in the interface), or an error with
+  the partial result, per marbles/README.md.
+
+Usage:
+  expected.py FILE [--dialect D]      print the expected result of one recording
+  expected.py --write FILE...         write NAME.expected.json beside each recording
+  expected.py --check [FILE...]       compare with the NAME.expected.json files (default: all)
+"""
+
+import argparse
+import json
+import os
+import sys
+
+MARBLES = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RECORDING_EXTENSIONS = ('.sse', '.ndjson')
+
+# Recordings that are not OpenAI Chat Completions, by path relative to marbles/.
+DIALECT_OF = {
+    'dialects/anthropic-messages.sse': 'anthropic',
+    'dialects/openai-responses.sse': 'openai-responses',
+    'dialects/gemini-native.sse': 'gemini',
+    'dialects/ollama-native.ndjson': 'ollama',
+    'dialects/llamacpp-completion.sse': 'llamacpp-completion',
+    'real/anthropic-json-tool.2.sse': 'anthropic',
+}
+
+
+class Fault(Exception):
+    """The stream ends in one of the library's errors (the expected result is that error)."""
+
+    def __init__(self, name, reason):
+        super().__init__(f'{name}: {reason}')
+        self.name = name
+        self.reason = reason
+
+
+class Unsupported(Exception):
+    """This reader cannot give a reliable expectation for the input; never write a file from it."""
+
+
+# --------------------------------------------------------------------------------------------------
+# Framing
+
+
+class SseFrame:
+    def __init__(self, event, data, last_id):
+        self.event = event
+        self.data = data
+        self.id = last_id
+
+
+def read_sse(raw):
+    """Returns (frames, cut_mid_line). Follows the WHATWG event-stream interpretation."""
+    try:
+        text = raw.decode('utf-8')
+    except UnicodeDecodeError as error:
+        raise Unsupported(f'not valid UTF-8: {error}')
+    if text.startswith('\ufeff'):
+        text = text[1:]
+
+    # Split into lines; the text after the last line end (if any) is an incomplete line.
+    lines = []
+    start = 0
+    i = 0
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == '\n':
+            lines.append(text[start:i])
+            i += 1
+            start = i
+        elif c == '\r':
+            lines.append(text[start:i])
+            i += 2 if i + 1 < n and text[i + 1] == '\n' else 1
+            start = i
+        else:
+            i += 1
+    incomplete = text[start:]
+
+    frames = []
+    data = []
+    event_type = ''
+    last_id = ''
+
+    def dispatch():
+        nonlocal data, event_type
+        if data:
+            frames.append(SseFrame(event_type or 'message', '\n'.join(data), last_id))
+        data = []
+        event_type = ''
+
+    for line in lines:
+        if line == '':
+            dispatch()
+            continue
+        if line.startswith(':'):
+            continue
+        if ':' in line:
+            field, value = line.split(':', 1)
+            if value.startswith(' '):
+                value = value[1:]
+        else:
+            field, value = line, ''
+        if field == 'data':
+            data.append(value)
+        elif field == 'event':
+            event_type = value
+        elif field == 'id':
+            if '\0' not in value:
+                last_id = value
+        # `retry` and unknown fields change nothing this reader reports.
+
+    cut_mid_line = incomplete != ''
+    if not cut_mid_line:
+        # The library dispatches a final block whose lines are complete but that lacks its blank line.
+        dispatch()
+    elif data:
+        raise Unsupported('a block with complete lines is followed by a cut line: the order of the errors is not specified')
+    return frames, cut_mid_line
+
+
+def read_ndjson(raw):
+    """Returns (lines, cut_mid_line) for newline-delimited JSON."""
+    text = raw.decode('utf-8')
+    pieces = text.split('\n')
+    incomplete = pieces.pop()  # '' when the text ends in a line end
+    lines = [piece[:-1] if piece.endswith('\r') else piece for piece in pieces]
+    return [line for line in lines if line.strip() != ''], incomplete.strip() != ''
+
+
+# --------------------------------------------------------------------------------------------------
+# JSON helpers
+
+
+def _reject_constant(name):
+    raise ValueError(f'{name} is not JSON')
+
+
+def parse_json(text):
+    return json.loads(text, parse_constant=_reject_constant)
+
+
+def js_stringify(value):
+    """JSON text as JavaScript's JSON.stringify writes it (for arguments sent as objects)."""
+    if isinstance(value, float):
+        if value != value or value in (float('inf'), float('-inf')):
+            raise Unsupported('non-finite number')
+        if value.is_integer() and abs(value) < 1e21:
+            return str(int(value))
+        return repr(value)
+    if isinstance(value, dict):
+        return '{' + ','.join(json.dumps(k, ensure_ascii=False) + ':' + js_stringify(v) for k, v in value.items()) + '}'
+    if isinstance(value, list):
+        return '[' + ','.join(js_stringify(v) for v in value) + ']'
+    return json.dumps(value, ensure_ascii=False)
+
+
+def is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def text_piece(value):
+    """A piece of text, or None for null, absent, non-string or empty (empty pieces do not count)."""
+    return value if isinstance(value, str) and value != '' else None
+
+
+# --------------------------------------------------------------------------------------------------
+# Assembly shared by every dialect
+
+
+class ToolCallAcc:
+    def __init__(self, position):
+        self.index = position
+        self.id = None
+        self.name = None
+        self.arguments = []
+
+
+class ChoiceAcc:
+    def __init__(self, index):
+        self.index = index
+        self.content = []
+        self.reasoning = []
+        self.refusal = []
+        self.calls = []
+        self.by_key = {}  # the dialect's key of a call (raw index, block index, item id) -> position
+        self.by_id = {}
+        self.raw_finish = None
+
+    def _new_call(self):
+        call = ToolCallAcc(len(self.calls))
+        self.calls.append(call)
+        return call
+
+    def tool_fragment(self, key, call_id, name, arguments):
+        """One fragment of a tool call.
+
+        key: the dialect's key for the call (OpenAI `index`, Anthropic block index, Responses item id)
+        or None when the fragment has none (Mistral, Gemini-compat). Positions are dense, in order of
+        first appearance. A keyless fragment joins the call with its id if that id was seen, starts a
+        new call if it has an id or a name, and otherwise continues the most recent call.
+        """
+        if key is not None:
+            if key in self.by_key:
+                call = self.calls[self.by_key[key]]
+            else:
+                call = self._new_call()
+                self.by_key[key] = call.index
+        elif call_id is not None and call_id in self.by_id:
+            call = self.calls[self.by_id[call_id]]
+        elif call_id is not None or name is not None or not self.calls:
+            call = self._new_call()
+        else:
+            call = self.calls[-1]
+        self._fill(call, call_id, name, arguments)
+
+    def whole_call(self, call_id, name, arguments):
+        """A call that arrives complete (Gemini native, Ollama native): always a new position."""
+        self._fill(self._new_call(), call_id, name, arguments)
+
+    def _fill(self, call, call_id, name, arguments):
+        if call_id is not None:
+            if call.id is None:
+                call.id = call_id
+                self.by_id.setdefault(call_id, call.index)
+            elif call.id != call_id:
+                raise Unsupported(f'tool call {call.index} got a second id {call_id!r} (had {call.id!r})')
+        if name is not None:
+            if call.name is None:
+                call.name = name
+            elif call.name != name:
+                raise Unsupported(f'tool call {call.index} got a second name {name!r} (had {call.name!r})')
+        call.arguments.append(arguments)
+
+
+def joined(pieces):
+    return ''.join(pieces) if pieces else None
+
+
+class Assembly:
+    def __init__(self, dialect):
+        self.dialect = dialect
+        self.id = None
+        self.model = None
+        self.choices = {}
+        self.usage = None  # dict with keys prompt, completion, total, cached, reasoning
+        self.sum_total = False  # Anthropic and Ollama: totalTokens = promptTokens + completionTokens
+        self.timings = None
+        self.reasoning_tokens = 0
+
+    def choice(self, index):
+        if index not in self.choices:
+            self.choices[index] = ChoiceAcc(index)
+        return self.choices[index]
+
+    def take_id(self, value):
+        if self.id is None and text_piece(value) is not None:
+            self.id = value
+
+    def take_model(self, value):
+        if self.model is None and text_piece(value) is not None:
+            self.model = value
+
+    def merge_usage(self, fields):
+        """Last value of each field wins; never summed. Fields absent from this report keep theirs."""
+        fields = {key: value for key, value in fields.items() if is_number(value)}
+        if not fields:
+            return
+        if self.usage is None:
+            self.usage = {}
+        self.usage.update(fields)
+
+    def usage_json(self):
+        if self.usage is None:
+            return None
+        u = self.usage
+        total = u.get('total')
+        if self.sum_total:
+            total = u['prompt'] + u['completion'] if 'prompt' in u and 'completion' in u else None
+        out = {
+            'promptTokens': u.get('prompt'),
+            'completionTokens': u.get('completion'),
+            'totalTokens': total,
+        }
+        if 'cached' in u:
+            out['cachedPromptTokens'] = u['cached']
+        if 'reasoning' in u:
+            out['reasoningTokens'] = u['reasoning']
+        return out
+
+    def partial(self):
+        """What choice 0 had assembled when the stream faulted."""
+        choice = self.choices.get(0)
+        if choice is None:
+            return {'content': None, 'reasoning': None, 'toolCalls': []}
+        return {
+            'content': joined(choice.content),
+            'reasoning': joined(choice.reasoning),
+            'toolCalls': [
+                {'index': call.index, 'id': call.id, 'name': call.name, 'arguments': ''.join(call.arguments)}
+                for call in choice.calls
+            ],
+        }
+
+    def completion(self, normalize, missing_id=None):
+        """The Completion. missing_id: what `id` is when the dialect has no ids at all (None: a fault)."""
+        if self.id is None:
+            if missing_id is None:
+                raise Fault('ProtocolError', 'no chunk carried an id')
+            completion_id = missing_id
+        else:
+            completion_id = self.id
+        if 0 not in self.choices:
+            raise Fault('StreamClosedEarlyError', 'no choice ever arrived')
+        choices = []
+        for index in sorted(self.choices):
+            choice = self.choices[index]
+            if choice.raw_finish is None:
+                raise Fault('StreamClosedEarlyError', f'choice {index} never got a finish reason')
+            calls = []
+            for call in choice.calls:
+                if call.name is None:
+                    raise Fault('ProtocolError', f'tool call {call.index} of choice {index} never got a name')
+                if call.id is None and missing_id is None:
+                    raise Fault('ProtocolError', f'tool call {call.index} of choice {index} never got an id')
+                arguments = ''.join(call.arguments)
+                try:
+                    args = {} if arguments == '' else parse_json(arguments)
+                except ValueError:
+                    raise Unsupported(f'tool call {call.index} has arguments that do not parse: {arguments!r}')
+                calls.append({
+                    'index': call.index,
+                    'id': call.id if call.id is not None else missing_id,
+                    'name': call.name,
+                    'arguments': arguments,
+                    'args': args,
+                })
+            choices.append({
+                'index': index,
+                'content': joined(choice.content),
+                'reasoning': joined(choice.reasoning),
+                'refusal': joined(choice.refusal),
+                'toolCalls': calls,
+                'finishReason': normalize(choice.raw_finish, bool(calls)),
+                'rawFinishReason': choice.raw_finish,
+            })
+        first = choices[0] if choices[0]['index'] == 0 else None
+        if first is None:
+            raise Unsupported('choice 0 is missing')
+        return {
+            'id': completion_id,
+            'model': self.model,
+            'content': first['content'],
+            'reasoning': first['reasoning'],
+            'refusal': first['refusal'],
+            'toolCalls': first['toolCalls'],
+            'finishReason': first['finishReason'],
+            'rawFinishReason': first['rawFinishReason'],
+            'usage': self.usage_json(),
+            'timings': self.timings,
+            'reasoningTokens': self.reasoning_tokens,
+            'choices': choices,
+        }
+
+
+def normalizer(table, default='other'):
+    """Maps a raw finish reason through `table`; `stop` with tool calls in the choice is tool_calls."""
+
+    def normalize(raw, has_calls):
+        value = table.get(raw, default)
+        return 'tool_calls' if value == 'stop' and has_calls else value
+
+    return normalize
+
+
+def parse_payload(text, what):
+    try:
+        value = parse_json(text)
+    except ValueError as error:
+        raise Fault('ProtocolError', f'{what} is not JSON: {error}')
+    if not isinstance(value, dict):
+        raise Fault('ProtocolError', f'{what} is not a JSON object')
+    return value
+
+
+def run(assembly, body):
+    """Runs a dialect body, turning a Fault into the error result with the partial."""
+    try:
+        completion = body()
+    except Fault as fault:
+        return {'dialect': assembly.dialect, 'error': fault.name, 'partial': assembly.partial()}
+    return {'dialect': assembly.dialect, 'completion': completion}
+
+
+# --------------------------------------------------------------------------------------------------
+# OpenAI Chat Completions and compatibles
+
+OPENAI_FINISH = normalizer({
+    'stop': 'stop',
+    'length': 'length',
+    'tool_calls': 'tool_calls',
+    'function_call': 'tool_calls',
+    'content_filter': 'content_filter',
+    'error': 'error',
+})
+
+
+def openai_usage(assembly, usage):
+    if not isinstance(usage, dict):
+        return
+    prompt_details = usage.get('prompt_tokens_details')
+    completion_details = usage.get('completion_tokens_details')
+    assembly.merge_usage({
+        'prompt': usage.get('prompt_tokens'),
+        'completion': usage.get('completion_tokens'),
+        'total': usage.get('total_tokens'),
+        'cached': prompt_details.get('cached_tokens') if isinstance(prompt_details, dict) else None,
+        'reasoning': completion_details.get('reasoning_tokens') if isinstance(completion_details, dict) else None,
+    })
+
+
+def openai_chunk(assembly, chunk):
+    assembly.take_id(chunk.get('id'))
+    assembly.take_model(chunk.get('model'))
+    if isinstance(chunk.get('timings'), dict):
+        assembly.timings = chunk['timings']
+    carried_reasoning = False
+    choices = chunk.get('choices')
+    if isinstance(choices, list):
+        for position, raw_choice in enumerate(choices):
+            if not isinstance(raw_choice, dict):
+                raise Unsupported('a choice that is not an object')
+            index = raw_choice.get('index')
+            choice = assembly.choice(index if is_int(index) else position)
+            delta = raw_choice.get('delta')
+            if not isinstance(delta, dict):
+                delta = {}
+            if isinstance(delta.get('content'), list):
+                raise Unsupported('content as an array of parts')
+            if delta.get('function_call') is not None:
+                raise Unsupported('legacy function_call')
+            reasoning_content = text_piece(delta.get('reasoning_content'))
+            reasoning_other = text_piece(delta.get('reasoning'))
+            if reasoning_content is not None and reasoning_other is not None:
+                raise Unsupported('both reasoning_content and reasoning in one delta')
+            reasoning = reasoning_content if reasoning_content is not None else reasoning_other
+            if reasoning is not None:
+                choice.reasoning.append(reasoning)
+                carried_reasoning = True
+            content = text_piece(delta.get('content'))
+            if content is not None:
+                choice.content.append(content)
+            refusal = text_piece(delta.get('refusal'))
+            if refusal is not None:
+                choice.refusal.append(refusal)
+            tool_calls = delta.get('tool_calls')
+            if isinstance(tool_calls, list):
+                for fragment in tool_calls:
+                    if not isinstance(fragment, dict):
+                        raise Unsupported('a tool call that is not an object')
+                    function = fragment.get('function')
+                    if not isinstance(function, dict):
+                        function = {}
+                    arguments = function.get('arguments')
+                    if arguments is None:
+                        arguments = ''
+                    if not isinstance(arguments, str):
+                        raise Unsupported('tool call arguments that are not a string')
+                    raw_index = fragment.get('index')
+                    choice.tool_fragment(
+                        raw_index if is_int(raw_index) else None,
+                        text_piece(fragment.get('id')),
+                        text_piece(function.get('name')),
+                        arguments,
+                    )
+            finish = raw_choice.get('finish_reason')
+            if isinstance(finish, str):
+                if finish == '':
+                    raise Unsupported('an empty finish_reason')
+                choice.raw_finish = finish
+    openai_usage(assembly, chunk.get('usage'))
+    x_groq = chunk.get('x_groq')
+    if isinstance(x_groq, dict):
+        openai_usage(assembly, x_groq.get('usage'))
+    if carried_reasoning and isinstance(assembly.timings, dict) and is_number(assembly.timings.get('predicted_n')):
+        assembly.reasoning_tokens = assembly.timings['predicted_n']
+
+
+def read_openai_chat(raw):
+    assembly = Assembly('openai-chat')
+
+    def body():
+        frames, cut_mid_line = read_sse(raw)
+        done = False
+        for number, frame in enumerate(frames, 1):
+            if frame.data == '[DONE]':
+                done = True
+                break  # nothing valid follows [DONE]
+            if frame.event == 'error':
+                raise Fault('ProviderError', f'event {number} is an error event')
+            chunk = parse_payload(frame.data, f'event {number}')
+            if chunk.get('error') is not None:
+                raise Fault('ProviderError', f'event {number} carries an error')
+            openai_chunk(assembly, chunk)
+        if not done:
+            raise Fault('StreamClosedEarlyError', 'the line was cut' if cut_mid_line else 'no [DONE]')
+        if cut_mid_line:
+            raise Unsupported('a cut line after [DONE]')
+        return assembly.completion(OPENAI_FINISH)
+
+    return run(assembly, body)
+
+
+# --------------------------------------------------------------------------------------------------
+# Anthropic Messages
+
+ANTHROPIC_FINISH = normalizer({
+    'end_turn': 'stop',
+    'stop_sequence': 'stop',
+    'tool_use': 'tool_calls',
+    'max_tokens': 'length',
+    'model_context_window_exceeded': 'length',
+    'refusal': 'content_filter',
+})
+
+
+def anthropic_usage(assembly, usage):
+    if isinstance(usage, dict):
+        assembly.merge_usage({
+            'prompt': usage.get('input_tokens'),
+            'completion': usage.get('output_tokens'),
+            'cached': usage.get('cache_read_input_tokens'),
+        })
+
+
+def read_anthropic(raw):
+    assembly = Assembly('anthropic')
+    assembly.sum_total = True
+
+    def body():
+        frames, cut_mid_line = read_sse(raw)
+        choice = assembly.choice(0)
+        blocks = {}
+        done = False
+        for number, frame in enumerate(frames, 1):
+            event = parse_payload(frame.data, f'event {number}')
+            kind = event.get('type')  # repeats the event name; robust when a proxy dropped `event:`
+            if frame.event not in ('message', kind):
+                raise Unsupported(f'event {number}: event name {frame.event!r} differs from type {kind!r}')
+            if kind == 'message_start':
+                message = event.get('message') or {}
+                assembly.take_id(message.get('id'))
+                assembly.take_model(message.get('model'))
+                anthropic_usage(assembly, message.get('usage'))
+            elif kind == 'content_block_start':
+                index = event.get('index')
+                block = event.get('content_block') or {}
+                blocks[index] = block.get('type')
+                if block.get('type') == 'text':
+                    piece = text_piece(block.get('text'))
+                    if piece is not None:
+                        choice.content.append(piece)
+                elif block.get('type') == 'thinking':
+                    piece = text_piece(block.get('thinking'))
+                    if piece is not None:
+                        choice.reasoning.append(piece)
+                elif block.get('type') == 'tool_use':
+                    # The `input: {}` placeholder is not the input: that is the partial_json fragments.
+                    choice.tool_fragment(('block', index), text_piece(block.get('id')), text_piece(block.get('name')), '')
+            elif kind == 'content_block_delta':
+                index = event.get('index')
+                delta = event.get('delta') or {}
+                delta_type = delta.get('type')
+                if delta_type == 'text_delta':
+                    piece = text_piece(delta.get('text'))
+                    if piece is not None:
+                        choice.content.append(piece)
+                elif delta_type == 'thinking_delta':
+                    piece = text_piece(delta.get('thinking'))
+                    if piece is not None:
+                        choice.reasoning.append(piece)
+                elif delta_type == 'input_json_delta':
+                    if blocks.get(index) != 'tool_use':
+                        raise Unsupported(f'event {number}: input_json_delta outside a tool_use block')
+                    partial_json = delta.get('partial_json')
+                    choice.tool_fragment(('block', index), None, None, partial_json if isinstance(partial_json, str) else '')
+                # signature_delta and citations_delta carry no text of the completion.
+            elif kind == 'message_delta':
+                stop_reason = (event.get('delta') or {}).get('stop_reason')
+                if isinstance(stop_reason, str):
+                    choice.raw_finish = stop_reason
+                anthropic_usage(assembly, event.get('usage'))
+            elif kind == 'message_stop':
+                done = True
+                break
+            elif kind == 'error':
+                raise Fault('ProviderError', f'event {number} is an error')
+            # ping, content_block_stop and unknown events change nothing.
+        if not done:
+            raise Fault('StreamClosedEarlyError', 'no message_stop')
+        return assembly.completion(ANTHROPIC_FINISH)
+
+    return run(assembly, body)
+
+
+# --------------------------------------------------------------------------------------------------
+# OpenAI Responses
+
+RESPONSES_FINISH = normalizer({
+    'completed': 'stop',
+    'max_output_tokens': 'length',
+    'content_filter': 'content_filter',
+})
+
+
+def responses_usage(assembly, usage):
+    if isinstance(usage, dict):
+        input_details = usage.get('input_tokens_details')
+        output_details = usage.get('output_tokens_details')
+        assembly.merge_usage({
+            'prompt': usage.get('input_tokens'),
+            'completion': usage.get('output_tokens'),
+            'total': usage.get('total_tokens'),
+            'cached': input_details.get('cached_tokens') if isinstance(input_details, dict) else None,
+            'reasoning': output_details.get('reasoning_tokens') if isinstance(output_details, dict) else None,
+        })
+
+
+def read_openai_responses(raw):
+    assembly = Assembly('openai-responses')
+
+    def body():
+        frames, cut_mid_line = read_sse(raw)
+        choice = assembly.choice(0)
+        done = False
+        for number, frame in enumerate(frames, 1):
+            event = parse_payload(frame.data, f'event {number}')
+            kind = event.get('type')
+            if frame.event not in ('message', kind):
+                raise Unsupported(f'event {number}: event name {frame.event!r} differs from type {kind!r}')
+            if kind in ('response.created', 'response.in_progress'):
+                response = event.get('response') or {}
+                assembly.take_id(response.get('id'))
+                assembly.take_model(response.get('model'))
+            elif kind == 'response.output_item.added':
+                item = event.get('item') or {}
+                if item.get('type') == 'function_call':
+                    # call_id is the id a follow-up request answers; the item id only keys the fragments.
+                    choice.tool_fragment(('item', item.get('id')), text_piece(item.get('call_id')), text_piece(item.get('name')), '')
+                elif item.get('type') == 'custom_tool_call':
+                    raise Unsupported('custom tool calls')
+            elif kind == 'response.output_text.delta':
+                piece = text_piece(event.get('delta'))
+                if piece is not None:
+                    choice.content.append(piece)
+            elif kind == 'response.refusal.delta':
+                piece = text_piece(event.get('delta'))
+                if piece is not None:
+                    choice.refusal.append(piece)
+            elif kind in ('response.reasoning_summary_text.delta', 'response.reasoning_text.delta'):
+                piece = text_piece(event.get('delta'))
+                if piece is not None:
+                    choice.reasoning.append(piece)
+            elif kind == 'response.function_call_arguments.delta':
+                key = ('item', event.get('item_id'))
+                if key not in choice.by_key:
+                    raise Unsupported(f'event {number}: arguments for an unknown item')
+                delta = event.get('delta')
+                choice.tool_fragment(key, None, None, delta if isinstance(delta, str) else '')
+            elif kind in ('response.completed', 'response.incomplete'):
+                response = event.get('response') or {}
+                assembly.take_id(response.get('id'))
+                assembly.take_model(response.get('model'))
+                if kind == 'response.completed':
+                    choice.raw_finish = response.get('status') or 'completed'
+                else:
+                    details = response.get('incomplete_details') or {}
+                    choice.raw_finish = details.get('reason') or 'incomplete'
+                responses_usage(assembly, response.get('usage'))
+                done = True
+                break
+            elif kind in ('response.failed', 'error'):
+                raise Fault('ProviderError', f'event {number} is {kind}')
+        if not done:
+            raise Fault('StreamClosedEarlyError', 'no terminal response event')
+        return assembly.completion(RESPONSES_FINISH)
+
+    return run(assembly, body)
+
+
+# --------------------------------------------------------------------------------------------------
+# Gemini native (streamGenerateContent?alt=sse)
+
+GEMINI_FINISH = normalizer({
+    'STOP': 'stop',
+    'MAX_TOKENS': 'length',
+    'SAFETY': 'content_filter',
+    'RECITATION': 'content_filter',
+    'BLOCKLIST': 'content_filter',
+    'PROHIBITED_CONTENT': 'content_filter',
+    'SPII': 'content_filter',
+    'IMAGE_SAFETY': 'content_filter',
+    'MALFORMED_FUNCTION_CALL': 'error',
+})
+
+
+def read_gemini(raw):
+    assembly = Assembly('gemini')
+
+    def body():
+        frames, cut_mid_line = read_sse(raw)
+        for number, frame in enumerate(frames, 1):
+            chunk = parse_payload(frame.data, f'event {number}')
+            if chunk.get('error') is not None:
+                raise Fault('ProviderError', f'event {number} carries an error')
+            assembly.take_id(chunk.get('responseId'))
+            assembly.take_model(chunk.get('modelVersion'))
+            candidates = chunk.get('candidates')
+            for position, candidate in enumerate(candidates if isinstance(candidates, list) else []):
+                index = candidate.get('index')
+                choice = assembly.choice(index if is_int(index) else position)
+                parts = (candidate.get('content') or {}).get('parts') or []
+                for part in parts:
+                    if 'functionCall' in part:
+                        call = part['functionCall'] or {}
+                        if 'partialArgs' in call or 'willContinue' in call:
+                            raise Unsupported('streamed function call arguments')
+                        args = call.get('args')
+                        choice.whole_call(text_piece(call.get('id')), text_piece(call.get('name')), js_stringify(args if args is not None else {}))
+                    elif 'text' in part:
+                        piece = text_piece(part.get('text'))
+                        if piece is not None:
+                            (choice.reasoning if part.get('thought') is True else choice.content).append(piece)
+                finish = candidate.get('finishReason')
+                if isinstance(finish, str):
+                    choice.raw_finish = finish
+            usage = chunk.get('usageMetadata')
+            if isinstance(usage, dict):
+                assembly.merge_usage({
+                    'prompt': usage.get('promptTokenCount'),
+                    'completion': usage.get('candidatesTokenCount'),
+                    'total': usage.get('totalTokenCount'),
+                    'cached': usage.get('cachedContentTokenCount'),
+                    'reasoning': usage.get('thoughtsTokenCount'),
+                })
+        if cut_mid_line or not assembly.choices or any(c.raw_finish is None for c in assembly.choices.values()):
+            raise Fault('StreamClosedEarlyError', 'no finishReason')
+        # Gemini sends no tool call ids: they stay empty strings (the library does not invent them).
+        return assembly.completion(GEMINI_FINISH, missing_id='' if assembly.id is not None else None)
+
+    return run(assembly, body)
+
+
+# --------------------------------------------------------------------------------------------------
+# Ollama native (/api/chat, NDJSON)
+
+OLLAMA_FINISH = normalizer({'stop': 'stop', 'length': 'length'})
+
+
+def read_ollama(raw):
+    assembly = Assembly('ollama')
+    assembly.sum_total = True
+
+    def body():
+        lines, cut_mid_line = read_ndjson(raw)
+        choice = assembly.choice(0)
+        done = False
+        for number, line in enumerate(lines, 1):
+            obj = parse_payload(line, f'line {number}')
+            if obj.get('error') is not None:
+                raise Fault('ProviderError', f'line {number} is an error')
+            assembly.take_model(obj.get('model'))
+            message = obj.get('message') or {}
+            piece = text_piece(message.get('thinking'))
+            if piece is not None:
+                choice.reasoning.append(piece)
+            piece = text_piece(message.get('content'))
+            if piece is not None:
+                choice.content.append(piece)
+            for call in message.get('tool_calls') or []:
+                function = call.get('function') or {}
+                arguments = function.get('arguments')
+                if not isinstance(arguments, str):
+                    arguments = js_stringify(arguments if arguments is not None else {})
+                choice.whole_call(text_piece(call.get('id')), text_piece(function.get('name')), arguments)
+            if obj.get('done') is True:
+                choice.raw_finish = obj.get('done_reason') or 'stop'
+                assembly.merge_usage({'prompt': obj.get('prompt_eval_count'), 'completion': obj.get('eval_count')})
+                done = True
+                break
+        if not done:
+            raise Fault('StreamClosedEarlyError', 'no done:true object')
+        # Ollama's native format has no completion id: the id is the empty string.
+        return assembly.completion(OLLAMA_FINISH, missing_id='')
+
+    return run(assembly, body)
+
+
+# --------------------------------------------------------------------------------------------------
+# llama.cpp native /completion
+
+LLAMACPP_FINISH = normalizer({'eos': 'stop', 'word': 'stop', 'limit': 'length'})
+
+
+def read_llamacpp_completion(raw):
+    assembly = Assembly('llamacpp-completion')
+    assembly.sum_total = True
+
+    def body():
+        frames, cut_mid_line = read_sse(raw)
+        choice = assembly.choice(0)
+        done = False
+        for number, frame in enumerate(frames, 1):
+            chunk = parse_payload(frame.data, f'event {number}')
+            if chunk.get('error') is not None:
+                raise Fault('ProviderError', f'event {number} carries an error')
+            assembly.take_model(chunk.get('model'))
+            if isinstance(chunk.get('timings'), dict):
+                assembly.timings = chunk['timings']
+            piece = text_piece(chunk.get('content'))
+            if piece is not None:
+                choice.content.append(piece)
+            if chunk.get('stop') is True:
+                choice.raw_finish = chunk.get('stop_type') or 'none'
+                assembly.merge_usage({'prompt': chunk.get('tokens_evaluated'), 'completion': chunk.get('tokens_predicted')})
+                done = True
+                break
+        if not done:
+            raise Fault('StreamClosedEarlyError', 'no chunk with stop:true')
+        # The native endpoint sends no completion id: the id is the empty string.
+        return assembly.completion(LLAMACPP_FINISH, missing_id='')
+
+    return run(assembly, body)
+
+
+# --------------------------------------------------------------------------------------------------
+# Driver
+
+READERS = {
+    'openai-chat': read_openai_chat,
+    'anthropic': read_anthropic,
+    'openai-responses': read_openai_responses,
+    'gemini': read_gemini,
+    'ollama': read_ollama,
+    'llamacpp-completion': read_llamacpp_completion,
+}
+
+
+def dialect_of(path):
+    relative = os.path.relpath(os.path.abspath(path), MARBLES).replace(os.sep, '/')
+    return DIALECT_OF.get(relative, 'openai-chat')
+
+
+def expected_path(path):
+    base, _ = os.path.splitext(path)
+    return base + '.expected.json'
+
+
+def read_recording(path, dialect=None):
+    with open(path, 'rb') as handle:
+        raw = handle.read()
+    return READERS[dialect or dialect_of(path)](raw)
+
+
+def to_text(result):
+    return json.dumps(result, ensure_ascii=False, indent=2) + '\n'
+
+
+def all_recordings():
+    found = []
+    for folder, _, names in os.walk(MARBLES):
+        if os.path.basename(folder) == 'tools':
+            continue
+        for name in names:
+            if name.endswith(RECORDING_EXTENSIONS):
+                found.append(os.path.join(folder, name))
+    return sorted(found)
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('files', nargs='*')
+    parser.add_argument('--dialect', choices=sorted(READERS))
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument('--write', action='store_true', help='write NAME.expected.json beside each file')
+    mode.add_argument('--check', action='store_true', help='compare with the NAME.expected.json files')
+    options = parser.parse_args(argv)
+
+    if options.check:
+        files = options.files or all_recordings()
+        failures = 0
+        for path in files:
+            target = expected_path(path)
+            try:
+                mine = to_text(read_recording(path, options.dialect))
+            except Unsupported as error:
+                print(f'UNSUPPORTED {path}: {error}')
+                failures += 1
+                continue
+            if not os.path.exists(target):
+                print(f'MISSING     {target}')
+                failures += 1
+                continue
+            with open(target, encoding='utf-8') as handle:
+                theirs = handle.read()
+            # Byte-equal text (same values, types and key order) after normalizing the layout.
+            if to_text(json.loads(theirs)) != mine:
+                print(f'DIFFERS     {path}')
+                failures += 1
+            else:
+                print(f'ok          {path}')
+        return 1 if failures else 0
+
+    if not options.files:
+        parser.error('name at least one recording (or use --check)')
+    for path in options.files:
+        result = read_recording(path, options.dialect)
+        if options.write:
+            with open(expected_path(path), 'w', encoding='utf-8') as handle:
+                handle.write(to_text(result))
+            print(f'wrote {expected_path(path)}')
+        else:
+            sys.stdout.write(to_text(result))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
