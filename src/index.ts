@@ -13,13 +13,31 @@ export type {
   ClosedToolCall,
 } from './core/CompletionTracker.js';
 
+export { TokenAssembler } from './core/TokenAssembler.js';
+export type { TokenEvent } from './core/TokenAssembler.js';
+export {
+  TranscriptPublisher,
+  Utf8TranscriptPublisher,
+  transcriptCommonPrefix,
+  transcriptPublishableEnd,
+} from './core/TranscriptPublisher.js';
+export type { TranscriptDelta } from './core/TranscriptPublisher.js';
+export { LineSplitter } from './core/LineSplitter.js';
+export { NdjsonParser } from './core/NdjsonParser.js';
+export type { NdjsonParserOptions } from './core/NdjsonParser.js';
+
 export { decodeUtf8 } from './decodeUtf8.js';
 export { sseFrames } from './sseFrames.js';
+export { ndjsonFrames } from './ndjsonFrames.js';
 export { assembleChunks } from './assembleChunks.js';
 export type { AssembleChunksOptions, DialectName } from './assembleChunks.js';
 export { groupToolCallsByIndex } from './groupToolCallsByIndex.js';
 export { finalizeCompletion } from './finalizeCompletion.js';
 export { scanCompletion } from './scanCompletion.js';
+export { assembleMessages } from './assembleMessages.js';
+export type { AssembledMessage } from './assembleMessages.js';
+export { transcriptDeltas } from './transcriptDeltas.js';
+export type { TranscriptDeltasOptions } from './transcriptDeltas.js';
 
 export { OpenAiChatParser } from './dialects/openaiChat.js';
 export type { OpenAiChatOptions } from './dialects/openaiChat.js';
