@@ -1,3 +1,5 @@
+import { utf8Continues, utf8SequenceLength } from '../internal/utf8.js';
+
 /**
  * What one call to `publishRevision` put out: the new text, and where a revision of text already
  * published began.
@@ -256,31 +258,6 @@ function splitsSurrogatePair(text: string, n: number): boolean {
   return n > 0 && n < text.length && isHighSurrogate(text.charCodeAt(n - 1)) && isLowSurrogate(text.charCodeAt(n));
 }
 
-/** Length of the UTF-8 sequence a lead byte starts, or 0 if it cannot start one. */
-function utf8SequenceLength(lead: number): number {
-  if (lead < 0x80) return 1;
-  if (lead >= 0xc2 && lead <= 0xdf) return 2;
-  if (lead >= 0xe0 && lead <= 0xef) return 3;
-  if (lead >= 0xf0 && lead <= 0xf4) return 4;
-  return 0;
-}
-
-/**
- * Whether `byte` may be the `position`-th byte (1-based after the lead) of a valid sequence led by
- * `lead`. The second byte's range depends on the lead: that is what rules out overlong forms,
- * UTF-16 surrogates and code points above U+10FFFF.
- */
-function continues(lead: number, position: number, byte: number): boolean {
-  let low = 0x80;
-  let high = 0xbf;
-  if (position === 1) {
-    if (lead === 0xe0) low = 0xa0;
-    else if (lead === 0xed) high = 0x9f;
-    else if (lead === 0xf0) low = 0x90;
-    else if (lead === 0xf4) high = 0x8f;
-  }
-  return byte >= low && byte <= high;
-}
 
 /**
  * Where the valid sequence that is still open at offset `n` of `bytes` starts, or `n` when none is
@@ -292,7 +269,7 @@ function utf8OpenSequenceStart(bytes: Uint8Array, n: number): number {
     const lead = bytes[start]!;
     if ((lead & 0xc0) === 0x80) continue; // a continuation byte: keep looking for the lead
     if (utf8SequenceLength(lead) <= n - start) return n;
-    for (let k = 1; start + k < n; k++) if (!continues(lead, k, bytes[start + k]!)) return n;
+    for (let k = 1; start + k < n; k++) if (!utf8Continues(lead, k, bytes[start + k]!)) return n;
     return start;
   }
   return n;
@@ -310,5 +287,5 @@ function utf8IncompleteTailStart(bytes: Uint8Array): number {
 function utf8SplitStart(bytes: Uint8Array, n: number): number {
   if (n >= bytes.length) return n;
   const start = utf8OpenSequenceStart(bytes, n);
-  return start < n && continues(bytes[start]!, n - start, bytes[n]!) ? start : n;
+  return start < n && utf8Continues(bytes[start]!, n - start, bytes[n]!) ? start : n;
 }

@@ -1,4 +1,5 @@
 import { ProtocolError, StreamClosedEarlyError } from '../errors.js';
+import { utf8Continues, utf8SequenceLength } from '../internal/utf8.js';
 
 /** Options of {@link Utf8Decoder} and `decodeUtf8`. */
 export interface Utf8DecoderOptions {
@@ -86,14 +87,6 @@ export class Utf8Decoder {
   }
 }
 
-/** Length of the UTF-8 sequence a lead byte starts, or 0 if it cannot start one. */
-function sequenceLength(lead: number): number {
-  if (lead < 0x80) return 1;
-  if (lead >= 0xc2 && lead <= 0xdf) return 2;
-  if (lead >= 0xe0 && lead <= 0xef) return 3;
-  if (lead >= 0xf0 && lead <= 0xf4) return 4;
-  return 0;
-}
 
 /**
  * The bytes of an incomplete sequence at the end of `previousTail` followed by `bytes`. Looks at
@@ -106,7 +99,7 @@ function incompleteTail(previousTail: readonly number[], bytes: Uint8Array): num
   for (let i = last.length - 1; i >= 0; i--) {
     const byte = last[i]!;
     if ((byte & 0xc0) === 0x80) continue; // a continuation byte: keep looking for the lead
-    const need = sequenceLength(byte);
+    const need = utf8SequenceLength(byte);
     const have = last.length - i;
     return need > have ? last.slice(i) : [];
   }
@@ -121,23 +114,16 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
   let i = 0;
   while (i < bytes.length) {
     const lead = bytes[i]!;
-    const need = sequenceLength(lead);
+    const need = utf8SequenceLength(lead);
     if (need === 0) return i;
     if (need === 1) {
       i++;
       continue;
     }
-    // The second byte's range depends on the lead (this is what rules out overlongs and surrogates).
-    let low = 0x80;
-    let high = 0xbf;
-    if (lead === 0xe0) low = 0xa0;
-    else if (lead === 0xed) high = 0x9f;
-    else if (lead === 0xf0) low = 0x90;
-    else if (lead === 0xf4) high = 0x8f;
     for (let k = 1; k < need; k++) {
       const byte = bytes[i + k];
       if (byte === undefined) return -1; // incomplete at the end: not invalid (yet)
-      if (byte < (k === 1 ? low : 0x80) || byte > (k === 1 ? high : 0xbf)) return i;
+      if (!utf8Continues(lead, k, byte)) return i;
     }
     i += need;
   }
