@@ -1,11 +1,11 @@
 import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
-import { OperatorFunction, from, pipe } from 'rxjs';
+import { OperatorFunction, pipe } from 'rxjs';
 import { assembleChunks } from '../src/assembleChunks';
 import { SseFrame } from '../src/core/SseParser';
 import { decodeUtf8 } from '../src/decodeUtf8';
 import { DialectFactory } from '../src/dialects/Dialect';
-import { OpenAiChatParser } from '../src/dialects/openaiChat';
+import { DIALECTS, autoDialect } from '../src/dialects/registry';
 import { Completion } from '../src/events';
 import { finalizeCompletion } from '../src/finalizeCompletion';
 import { groupToolCallsByIndex } from '../src/groupToolCallsByIndex';
@@ -26,9 +26,7 @@ interface Expected {
   partial?: Record<string, unknown>;
 }
 
-const DIALECTS: Record<string, DialectFactory> = {
-  'openai-chat': (emit, options) => new OpenAiChatParser(emit, options),
-};
+const NAMED: Readonly<Record<string, DialectFactory | undefined>> = DIALECTS;
 
 const MARBLES = join(__dirname, '..', 'marbles');
 
@@ -63,10 +61,17 @@ describe('recordings in marbles/', () => {
     expect(all.length).toBeGreaterThanOrEqual(41);
   });
 
-  describe.each(all.filter((r) => DIALECTS[r.expected.dialect] !== undefined).map((r) => [r.name, r] as const))('%s', (_name, recording) => {
-    const dialect = DIALECTS[recording.expected.dialect]!;
+  describe.each(all.map((r) => [r.name, r] as const))('%s', (_name, recording) => {
+    const explicit = NAMED[recording.expected.dialect];
 
-    it('assembles to the expected result in one chunk', () => {
+    it('names a dialect the library speaks', () => {
+      expect(explicit).toBeDefined();
+    });
+
+    it.each([
+      ['its own dialect', explicit!],
+      ['auto', autoDialect],
+    ])('assembles to the expected result with %s', (_how, dialect) => {
       const outcome = replay(recording.bytes, recording.bytes.length, recording.framing, dialect);
       if (recording.expected.completion !== undefined) {
         expect(outcome.error).toBeUndefined();
@@ -78,7 +83,10 @@ describe('recordings in marbles/', () => {
       }
     });
 
-    it('gives the identical outcome at every chunk size from 1 to 64', () => {
+    it.each([
+      ['its own dialect', explicit!],
+      ['auto', autoDialect],
+    ])('gives the identical outcome at every chunk size from 1 to 64 with %s', (_how, dialect) => {
       const whole = replay(recording.bytes, recording.bytes.length, recording.framing, dialect);
       for (let size = 1; size <= 64; size++) {
         const outcome = replay(recording.bytes, size, recording.framing, dialect);

@@ -1,29 +1,29 @@
 import { Observable, OperatorFunction } from 'rxjs';
 import { SseFrame } from './core/SseParser.js';
 import { DialectFactory, DialectOptions } from './dialects/Dialect.js';
-import { OpenAiChatOptions, OpenAiChatParser } from './dialects/openaiChat.js';
+import { OpenAiChatOptions } from './dialects/openaiChat.js';
+import { DIALECTS, DialectName, autoDialect } from './dialects/registry.js';
 import { ChatEvent } from './events.js';
 import { subscribeLinked } from './internal/subscribeLinked.js';
 
-/** The wire formats `assembleChunks` reads. */
-export type DialectName = 'openai-chat';
-
 /** Options of `assembleChunks`. */
 export interface AssembleChunksOptions extends DialectOptions, OpenAiChatOptions {
-  /** The wire format, by name, or a factory for a format of your own. Default `'openai-chat'`. */
+  /**
+   * The wire format, by name, or a factory for a format of your own. Default `'auto'`: decided from
+   * the first frame that names it, then fixed for the stream.
+   */
   readonly dialect?: DialectName | DialectFactory;
 }
-
-const DIALECTS: Readonly<Record<DialectName, DialectFactory>> = {
-  'openai-chat': (emit, options) => new OpenAiChatParser(emit, options),
-};
 
 /**
  * Turns the frames of a streamed chat completion into `ChatEvent`s: text, reasoning, refusals,
  * tool-call fragments, finish reasons, usage and timings, in the order the chunk held them.
  *
- * The stream must end with its dialect's own end signal (`[DONE]` for OpenAI-style streams): a
- * source that completes without it errors with `StreamClosedEarlyError`. An error payload inside the
+ * It speaks OpenAI Chat Completions and its compatible servers, OpenAI Responses, Anthropic Messages,
+ * Gemini, Ollama (framed by `ndjsonFrames`), llama.cpp's `/completion` and the typed-event format;
+ * by default it tells them apart from the first frame. The stream must end with its dialect's own
+ * end signal (`[DONE]`, `message_stop`, `response.completed`, ...): a source that completes without
+ * it errors with `StreamClosedEarlyError`. An error payload inside the
  * stream is a `ProviderError`; a payload that is not JSON of the expected shape, or a fragment that
  * belongs to no call, is a `ProtocolError`. Unknown fields are ignored.
  *
@@ -43,12 +43,13 @@ const DIALECTS: Readonly<Record<DialectName, DialectFactory>> = {
  * });
  * ```
  *
- * @param options `dialect`, `strict` (apply the format exactly), `maxToolCalls`.
+ * @param options `dialect` (default `'auto'`), `strict` (apply the format exactly), `maxToolCalls`.
  * @returns An operator from `SseFrame`s to `ChatEvent`s.
  */
 export function assembleChunks(options: AssembleChunksOptions = {}): OperatorFunction<SseFrame, ChatEvent> {
-  const dialect = options.dialect ?? 'openai-chat';
-  const factory = typeof dialect === 'function' ? dialect : DIALECTS[dialect];
+  const dialect = options.dialect ?? 'auto';
+  const factory = typeof dialect === 'function' ? dialect : dialect === 'auto' ? autoDialect : DIALECTS[dialect];
+  if (factory === undefined) throw new TypeError(`assembleChunks: unknown dialect ${JSON.stringify(dialect)}`);
   return (source) =>
     new Observable<ChatEvent>((subscriber) => {
       const parser = factory((event) => subscriber.next(event), options);

@@ -62,7 +62,10 @@ export interface ToolCallProgress {
   readonly arguments: string;
 }
 
-/** The first chunk that carried an id: once per stream. */
+/**
+ * The stream named itself: once, at the first non-empty id. Formats that carry no id (Ollama,
+ * llama.cpp's `/completion`) send it with `id: ''` when they first name their model.
+ */
 export interface StartEvent {
   readonly type: 'start';
   readonly id: string;

@@ -208,6 +208,7 @@ class ChoiceAcc:
         self.by_key = {}  # the dialect's key of a call (raw index, block index, item id) -> position
         self.by_id = {}
         self.raw_finish = None
+        self.signatures = []  # opaque reasoning artifacts for the next turn, in arrival order
 
     def _new_call(self):
         call = ToolCallAcc(len(self.calls))
@@ -357,7 +358,7 @@ class Assembly:
                     'arguments': arguments,
                     'args': args,
                 })
-            choices.append({
+            entry = {
                 'index': index,
                 'content': joined(choice.content),
                 'reasoning': joined(choice.reasoning),
@@ -365,11 +366,14 @@ class Assembly:
                 'toolCalls': calls,
                 'finishReason': normalize(choice.raw_finish, bool(calls)),
                 'rawFinishReason': choice.raw_finish,
-            })
+            }
+            if choice.signatures:
+                entry['reasoningSignatures'] = list(choice.signatures)
+            choices.append(entry)
         first = choices[0] if choices[0]['index'] == 0 else None
         if first is None:
             raise Unsupported('choice 0 is missing')
-        return {
+        result = {
             'id': completion_id,
             'model': self.model,
             'content': first['content'],
@@ -381,8 +385,11 @@ class Assembly:
             'usage': self.usage_json(),
             'timings': self.timings,
             'reasoningTokens': self.reasoning_tokens,
-            'choices': choices,
         }
+        if 'reasoningSignatures' in first:
+            result['reasoningSignatures'] = first['reasoningSignatures']
+        result['choices'] = choices
+        return result
 
 
 def normalizer(table, default='other'):
@@ -586,6 +593,13 @@ def read_anthropic(raw):
                     piece = text_piece(block.get('thinking'))
                     if piece is not None:
                         choice.reasoning.append(piece)
+                    signature = text_piece(block.get('signature'))
+                    if signature is not None:
+                        choice.signatures.append(signature)
+                elif block.get('type') == 'redacted_thinking':
+                    data = text_piece(block.get('data'))
+                    if data is not None:
+                        choice.signatures.append(data)
                 elif block.get('type') == 'tool_use':
                     # The `input: {}` placeholder is not the input: that is the partial_json fragments.
                     choice.tool_fragment(('block', index), text_piece(block.get('id')), text_piece(block.get('name')), '')
@@ -606,7 +620,11 @@ def read_anthropic(raw):
                         raise Unsupported(f'event {number}: input_json_delta outside a tool_use block')
                     partial_json = delta.get('partial_json')
                     choice.tool_fragment(('block', index), None, None, partial_json if isinstance(partial_json, str) else '')
-                # signature_delta and citations_delta carry no text of the completion.
+                elif delta_type == 'signature_delta':
+                    signature = text_piece(delta.get('signature'))
+                    if signature is not None:
+                        choice.signatures.append(signature)
+                # citations_delta carries no text of the completion.
             elif kind == 'message_delta':
                 stop_reason = (event.get('delta') or {}).get('stop_reason')
                 if isinstance(stop_reason, str):
@@ -671,6 +689,12 @@ def read_openai_responses(raw):
                     choice.tool_fragment(('item', item.get('id')), text_piece(item.get('call_id')), text_piece(item.get('name')), '')
                 elif item.get('type') == 'custom_tool_call':
                     raise Unsupported('custom tool calls')
+            elif kind == 'response.output_item.done':
+                item = event.get('item') or {}
+                if item.get('type') == 'reasoning':
+                    encrypted = text_piece(item.get('encrypted_content'))
+                    if encrypted is not None:
+                        choice.signatures.append(encrypted)
             elif kind == 'response.output_text.delta':
                 piece = text_piece(event.get('delta'))
                 if piece is not None:
@@ -743,12 +767,22 @@ def read_gemini(raw):
                 choice = assembly.choice(index if is_int(index) else position)
                 parts = (candidate.get('content') or {}).get('parts') or []
                 for part in parts:
+                    signature = text_piece(part.get('thoughtSignature'))
+                    if signature is not None:
+                        choice.signatures.append(signature)
                     if 'functionCall' in part:
                         call = part['functionCall'] or {}
                         if 'partialArgs' in call or 'willContinue' in call:
                             raise Unsupported('streamed function call arguments')
                         args = call.get('args')
-                        choice.whole_call(text_piece(call.get('id')), text_piece(call.get('name')), js_stringify(args if args is not None else {}))
+                        call_id = text_piece(call.get('id'))
+                        if call_id is None:
+                            # Gemini native names no call ids: the library's documented rule makes a
+                            # stable one from the response id, the choice and the call's position.
+                            prefix = assembly.id or 'gemini'
+                            where = '' if choice.index == 0 else f'-choice-{choice.index}'
+                            call_id = f'{prefix}{where}-call-{len(choice.calls)}'
+                        choice.whole_call(call_id, text_piece(call.get('name')), js_stringify(args if args is not None else {}))
                     elif 'text' in part:
                         piece = text_piece(part.get('text'))
                         if piece is not None:

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { marblesFolder } from './paths.js';
 import { replay } from './replay.js';
 
 const USAGE = `usage:
@@ -41,7 +42,7 @@ async function main(argv: readonly string[]): Promise<number> {
     return replay(readInput(file), { chunkSize, maxDelayMs, seed, json, color, write });
   }
   if (command === 'demo') {
-    const marbles = join(__dirname, '..', '..', '..', 'marbles');
+    const marbles = marblesFolder();
     write('== a reply with reasoning and two tool calls, in small random chunks ==\n\n');
     await replay(readFileSync(join(marbles, 'dialects', 'llamacpp-chat.sse')), { maxDelayMs: 12, seed: 7, color, write });
     write('\n== the same kind of reply, cut off inside a tool call\'s arguments ==\n\n');

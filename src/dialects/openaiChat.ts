@@ -1,9 +1,10 @@
 import { SseFrame } from '../core/SseParser.js';
-import { ProtocolError, StreamClosedEarlyError } from '../errors.js';
+import { StreamClosedEarlyError } from '../errors.js';
 import { ChatEvent, Timings, Usage } from '../events.js';
 import { normalizeFinishReason } from '../internal/finishReason.js';
 import { JsonObject, excerpt, finiteNumber, isJsonObject, nonEmptyString } from '../internal/json.js';
-import { DialectOptions, DialectParser } from './Dialect.js';
+import { DialectFactory, DialectOptions } from './Dialect.js';
+import { JsonDialectParser, describeValue, isIndex } from './JsonDialectParser.js';
 import { providerErrorFrom } from './providerError.js';
 import { mergeUsage, readOpenAiUsage } from './usage.js';
 
@@ -46,20 +47,15 @@ class ToolCallIndex {
  * bytes$.pipe(decodeUtf8(), sseFrames(), assembleChunks({ dialect: 'openai-chat' }));
  * ```
  */
-export class OpenAiChatParser implements DialectParser {
-  private readonly strict: boolean;
+export class OpenAiChatParser extends JsonDialectParser {
   private readonly maxToolCalls: number;
-  private frameCount = 0;
   private started = false;
   private done = false;
   private latestPredicted: number | undefined = undefined;
   private readonly toolCalls = new Map<number, ToolCallIndex>();
 
-  constructor(
-    private readonly emit: (event: ChatEvent) => void,
-    options: OpenAiChatOptions = {},
-  ) {
-    this.strict = options.strict === true;
+  constructor(emit: (event: ChatEvent) => void, options: OpenAiChatOptions = {}) {
+    super(emit, options);
     this.maxToolCalls = options.maxToolCalls ?? 1024;
   }
 
@@ -72,7 +68,7 @@ export class OpenAiChatParser implements DialectParser {
       this.emit({ type: 'done' });
       return;
     }
-    const chunk = this.parse(frame.data);
+    const chunk = this.parseObject(frame.data);
     if (frame.event === 'error' || (chunk['error'] !== undefined && chunk['error'] !== null) || chunk['object'] === 'error') {
       throw providerErrorFrom(chunk, `frame ${this.frameCount}`, this.frameCount);
     }
@@ -87,20 +83,6 @@ export class OpenAiChatParser implements DialectParser {
       );
     }
     if (!this.started) throw this.protocolError('no chunk carried an id');
-  }
-
-  private parse(data: string): JsonObject {
-    let chunk: unknown;
-    try {
-      chunk = JSON.parse(data);
-    } catch (cause) {
-      throw new ProtocolError(`frame ${this.frameCount}: data is not JSON: ${excerpt(data)}`, {
-        cause,
-        position: { event: this.frameCount },
-      });
-    }
-    if (!isJsonObject(chunk)) throw this.protocolError(`expected a JSON object, got ${excerpt(data)}`);
-    return chunk;
   }
 
   private readChunk(chunk: JsonObject): void {
@@ -151,7 +133,7 @@ export class OpenAiChatParser implements DialectParser {
     let index: number;
     if (rawIndex === undefined && !this.strict) index = 0;
     else if (isIndex(rawIndex)) index = rawIndex;
-    else throw this.protocolError(`choices[${position}].index is ${describe(rawIndex)}, not a choice index`);
+    else throw this.protocolError(`choices[${position}].index is ${describeValue(rawIndex)}, not a choice index`);
 
     const delta = choice['delta'];
     if (isJsonObject(delta)) this.readDelta(delta, index, position);
@@ -160,7 +142,7 @@ export class OpenAiChatParser implements DialectParser {
     const rawFinish = choice['finish_reason'];
     if (rawFinish === undefined || rawFinish === null) return;
     if (typeof rawFinish !== 'string' || rawFinish === '') {
-      throw this.protocolError(`choices[${position}].finish_reason is ${describe(rawFinish)}`);
+      throw this.protocolError(`choices[${position}].finish_reason is ${describeValue(rawFinish)}`);
     }
     if (this.strict && !STRICT_FINISH_REASONS.has(rawFinish)) {
       throw this.protocolError(`unknown finish_reason ${excerpt(rawFinish)}`);
@@ -172,8 +154,8 @@ export class OpenAiChatParser implements DialectParser {
 
   private readDelta(delta: JsonObject, choice: number, position: number): void {
     const where = `choices[${position}].delta`;
-    let reasoning = this.readText(delta['reasoning_content'], `${where}.reasoning_content`);
-    if (reasoning === undefined) reasoning = this.readText(delta['reasoning'], `${where}.reasoning`);
+    let reasoning = this.readString(delta['reasoning_content'], `${where}.reasoning_content`);
+    if (reasoning === undefined) reasoning = this.readString(delta['reasoning'], `${where}.reasoning`);
     let content: string | undefined;
     const rawContent = delta['content'];
     if (Array.isArray(rawContent)) {
@@ -182,9 +164,9 @@ export class OpenAiChatParser implements DialectParser {
       content = parts.content;
       if (parts.reasoning !== undefined) reasoning = (reasoning ?? '') + parts.reasoning;
     } else {
-      content = this.readText(rawContent, `${where}.content`);
+      content = this.readString(rawContent, `${where}.content`);
     }
-    const refusal = this.readText(delta['refusal'], `${where}.refusal`);
+    const refusal = this.readString(delta['refusal'], `${where}.refusal`);
     if (reasoning) {
       this.emit(
         this.latestPredicted === undefined
@@ -212,7 +194,7 @@ export class OpenAiChatParser implements DialectParser {
     } else if (isIndex(rawIndex)) {
       providerIndex = rawIndex;
     } else {
-      throw this.protocolError(`${where}.index is ${describe(rawIndex)}, not a tool-call index`);
+      throw this.protocolError(`${where}.index is ${describeValue(rawIndex)}, not a tool-call index`);
     }
     const fn = entry['function'];
     if (fn !== undefined && fn !== null && !isJsonObject(fn)) throw this.protocolError(`${where}.function is not an object`);
@@ -224,7 +206,7 @@ export class OpenAiChatParser implements DialectParser {
     else if (rawArguments === undefined || rawArguments === null) fragment = '';
     // Some servers send whole calls with the arguments as an object: serialize, never concatenate.
     else if (typeof rawArguments === 'object') fragment = JSON.stringify(rawArguments);
-    else throw this.protocolError(`${where}.function.arguments is ${describe(rawArguments)}`);
+    else throw this.protocolError(`${where}.function.arguments is ${describeValue(rawArguments)}`);
 
     const index = this.callIndex(choice, providerIndex, id, name, where);
     // `id` and `name` appear only as this piece had them: absent, not undefined-valued.
@@ -284,28 +266,6 @@ export class OpenAiChatParser implements DialectParser {
     return index;
   }
 
-  private readText(value: unknown, where: string): string | undefined {
-    if (value === undefined || value === null) return undefined;
-    if (typeof value === 'string') return value;
-    throw this.protocolError(`${where} is ${describe(value)}, not text`);
-  }
-
-  private protocolError(what: string): ProtocolError {
-    return new ProtocolError(`frame ${this.frameCount}: ${what}`, { position: { event: this.frameCount } });
-  }
-}
-
-/** True for an index a server may send: a non-negative safe integer. */
-function isIndex(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return excerpt(value, 20);
-  if (typeof value === 'number') return String(value);
-  return `a ${typeof value}`;
 }
 
 function readTimings(raw: JsonObject): Timings {
@@ -331,3 +291,6 @@ function readContentParts(parts: readonly unknown[]): { content?: string; reason
   }
   return { ...(content ? { content } : {}), ...(reasoning ? { reasoning } : {}) };
 }
+
+/** The `openai-chat` dialect's factory, for `assembleChunks({ dialect: openaiChat })` and composition. */
+export const openaiChat: DialectFactory = (emit, options) => new OpenAiChatParser(emit, options);

@@ -1,0 +1,375 @@
+import { readFileSync } from 'fs';
+import { TestScheduler } from 'rxjs/testing';
+import { assembleChunks } from '../../src/assembleChunks';
+import { SseFrame } from '../../src/core/SseParser';
+import { DialectOptions } from '../../src/dialects/Dialect';
+import { LlamaCppCompletionParser, llamacppCompletion } from '../../src/dialects/llamacppCompletion';
+import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors';
+import { ChatEvent, Completion } from '../../src/events';
+import { assembleBytes, assembleText, readBytes } from '../support/dialect';
+import { frame } from '../support/frames';
+
+const EXAMPLE = '/work/shared/reference/dialect-examples/llamacpp-completion.sse';
+
+/** Runs frames through the llama.cpp /completion core; returns the events and the error, if any. */
+function read(frames: readonly SseFrame[], options?: DialectOptions): { events: ChatEvent[]; error?: unknown } {
+  const events: ChatEvent[] = [];
+  const parser = new LlamaCppCompletionParser((event) => events.push(event), options);
+  try {
+    for (const f of frames) parser.push(f);
+    parser.end();
+  } catch (error) {
+    return { events, error };
+  }
+  return { events };
+}
+
+/** A partial chunk as the server sends it (`tokens_*` only when given). */
+const piece = (content: string, extra: Record<string, unknown> = {}) =>
+  frame({ index: 0, content, tokens: [], stop: false, id_slot: -1, ...extra });
+/** The last chunk, `stop: true`. */
+const last = (extra: Record<string, unknown> = {}) =>
+  frame({ index: 0, content: '', tokens: [], id_slot: 0, stop: true, model: 'm.gguf', stop_type: 'eos', stopping_word: '', ...extra });
+
+const TIMINGS = {
+  cache_n: 0,
+  prompt_n: 9,
+  prompt_ms: 11.42,
+  prompt_per_token_ms: 1.268889,
+  prompt_per_second: 788.09,
+  predicted_n: 8,
+  predicted_ms: 162.77,
+  predicted_per_token_ms: 20.34625,
+  predicted_per_second: 49.149,
+};
+
+const EXAMPLE_COMPLETION: Completion = {
+  id: '',
+  model: 'Qwen3-8B-Q4_K_M.gguf',
+  content: 'Paris is the capital of France.',
+  reasoning: null,
+  refusal: null,
+  toolCalls: [],
+  finishReason: 'stop',
+  rawFinishReason: 'eos',
+  usage: { promptTokens: 9, completionTokens: 8, totalTokens: 17 },
+  timings: TIMINGS,
+  reasoningTokens: 0,
+  choices: [
+    {
+      index: 0,
+      content: 'Paris is the capital of France.',
+      reasoning: null,
+      refusal: null,
+      toolCalls: [],
+      finishReason: 'stop',
+      rawFinishReason: 'eos',
+    },
+  ],
+};
+
+describe('llamacppCompletion', () => {
+  describe('the example stream (dialect-examples/llamacpp-completion.sse)', () => {
+    const bytes = readBytes(EXAMPLE);
+
+    it('maps to these events, in this order: per chunk content then running usage; start (the model comes only on the last chunk), finish, usage, timings, done last', () => {
+      const content = (text: string): ChatEvent => ({ type: 'content', choice: 0, text });
+      const usage = (predicted: number): ChatEvent => ({
+        type: 'usage',
+        usage: { promptTokens: 9, completionTokens: predicted, totalTokens: 9 + predicted },
+      });
+      expect(assembleBytes(bytes, llamacppCompletion).events).toEqual([
+        content('Paris'), usage(1),
+        content(' is'), usage(2),
+        content(' the'), usage(3),
+        content(' capital'), usage(4),
+        content(' of'), usage(5),
+        content(' France'), usage(6),
+        content('.'), usage(7),
+        { type: 'start', id: '', model: 'Qwen3-8B-Q4_K_M.gguf' },
+        { type: 'finish', choice: 0, reason: 'stop', raw: 'eos' },
+        usage(8),
+        { type: 'timings', timings: TIMINGS },
+        { type: 'done' },
+      ]);
+    });
+
+    it('assembles to the completion written out by hand, at every chunk size from 1 to 64', () => {
+      for (let size = 1; size <= 64; size++) {
+        const { completion, error } = assembleBytes(bytes, llamacppCompletion, { chunkSize: size });
+        expect({ size, error }).toEqual({ size, error: undefined });
+        expect(completion).toEqual(EXAMPLE_COMPLETION);
+      }
+    });
+
+    it('assembles the same with CRLF line endings', () => {
+      const crlf = readFileSync(EXAMPLE, 'utf8').replace(/\n/g, '\r\n');
+      expect(assembleText(crlf, llamacppCompletion, { chunkSize: 3 }).completion).toEqual(EXAMPLE_COMPLETION);
+    });
+  });
+
+  describe('events', () => {
+    it('emits start once, with id \'\' (the stream has no id), before the other events of the first chunk with a model', () => {
+      const { events } = read([
+        piece('a', { model: 'first.gguf', id: 'nope', prompt_progress: { total: 3, cache: 0, processed: 3, time_ms: 1 }, tokens_predicted: 1 }),
+        piece('b', { model: 'second.gguf' }),
+        last(),
+      ]);
+      expect(events).toEqual([
+        { type: 'start', id: '', model: 'first.gguf' },
+        { type: 'progress', progress: { total: 3, cache: 0, processed: 3, timeMs: 1 } },
+        { type: 'content', choice: 0, text: 'a' },
+        { type: 'usage', usage: { promptTokens: null, completionTokens: 1, totalTokens: null } },
+        { type: 'content', choice: 0, text: 'b' },
+        { type: 'finish', choice: 0, reason: 'stop', raw: 'eos' },
+        { type: 'done' },
+      ]);
+    });
+
+    it('emits start at the first chunk that has a model, when the first chunks have none', () => {
+      expect(read([piece('a'), piece('b', { model: '' }), piece('c', { model: null }), piece('d', { model: 'mid.gguf' }), piece('e'), last()]).events).toEqual([
+        { type: 'content', choice: 0, text: 'a' },
+        { type: 'content', choice: 0, text: 'b' },
+        { type: 'content', choice: 0, text: 'c' },
+        { type: 'start', id: '', model: 'mid.gguf' },
+        { type: 'content', choice: 0, text: 'd' },
+        { type: 'content', choice: 0, text: 'e' },
+        { type: 'finish', choice: 0, reason: 'stop', raw: 'eos' },
+        { type: 'done' },
+      ]);
+    });
+
+    it('emits no start when no chunk names a model', () => {
+      expect(read([piece('a'), frame({ index: 0, content: '', stop: true, stop_type: 'eos' })])).toEqual({
+        events: [
+          { type: 'content', choice: 0, text: 'a' },
+          { type: 'finish', choice: 0, reason: 'stop', raw: 'eos' },
+          { type: 'done' },
+        ],
+      });
+      expect(read([piece('a'), last({ model: '' })]).events.some((e) => e.type === 'start')).toBe(false);
+    });
+
+    it('assembles a stream that names no model to the id \'\' and no model', () => {
+      const { completion } = assembleText('data: {"content":"x","stop":false}\n\ndata: {"content":"","stop":true,"stop_type":"eos"}\n\n', llamacppCompletion);
+      expect(completion).toMatchObject({ id: '', model: null, content: 'x', finishReason: 'stop' });
+    });
+
+    it('makes no event for empty content, and reads content on the last chunk (non-stream style)', () => {
+      expect(read([piece(''), last({ content: 'tail' })]).events).toEqual([
+        { type: 'start', id: '', model: 'm.gguf' },
+        { type: 'content', choice: 0, text: 'tail' },
+        { type: 'finish', choice: 0, reason: 'stop', raw: 'eos' },
+        { type: 'done' },
+      ]);
+    });
+
+    it('maps prompt_progress to a progress event, before the content of its chunk', () => {
+      const { events } = read([piece('x', { prompt_progress: { total: 30, cache: 4, processed: 12, time_ms: 8.5 } }), last()]);
+      expect(events.slice(0, 2)).toEqual([
+        { type: 'progress', progress: { total: 30, cache: 4, processed: 12, timeMs: 8.5 } },
+        { type: 'content', choice: 0, text: 'x' },
+      ]);
+    });
+
+    it('emits timings on every chunk that has them (timings_per_token), keeping only numbers', () => {
+      const { events } = read([piece('a', { timings: { predicted_n: 1, predicted_ms: 20 } }), last({ timings: { predicted_n: 2, label: 'x' } })]);
+      expect(events.filter((e) => e.type === 'timings')).toEqual([
+        { type: 'timings', timings: { predicted_n: 1, predicted_ms: 20 } },
+        { type: 'timings', timings: { predicted_n: 2 } },
+      ]);
+    });
+
+    it('reports usage with only the counts a chunk has, and no usage for a chunk with none', () => {
+      const { events } = read([piece('a'), piece('b', { tokens_predicted: 2 }), last({ tokens_evaluated: 5, tokens_predicted: 3 })]);
+      expect(events.filter((e) => e.type === 'usage')).toEqual([
+        { type: 'usage', usage: { promptTokens: null, completionTokens: 2, totalTokens: null } },
+        { type: 'usage', usage: { promptTokens: 5, completionTokens: 3, totalTokens: 8 } },
+      ]);
+    });
+
+    it('ignores unknown fields (completion_probabilities, generation_settings, __verbose)', () => {
+      const noisy = read([
+        piece('a', { completion_probabilities: [{ id: 1, token: 'a', logprob: -0.1 }], __verbose: { x: 1 } }),
+        last({ generation_settings: { temperature: 0.8 }, prompt: 'p', has_new_line: false, truncated: false, tokens_cached: 16 }),
+      ]);
+      expect(noisy).toEqual(read([piece('a'), last()]));
+      expect(noisy.error).toBeUndefined();
+    });
+  });
+
+  describe('finish reasons', () => {
+    it.each([
+      ['eos', 'stop'],
+      ['word', 'stop'],
+      ['limit', 'length'],
+      ['none', 'other'],
+    ])('normalizes stop_type %s to %s, keeping the raw value', (stopType, reason) => {
+      expect(read([piece('a'), last({ stop_type: stopType })]).events).toContainEqual({ type: 'finish', choice: 0, reason, raw: stopType });
+    });
+
+    it.each([
+      ['stopped_eos', 'eos', 'stop'],
+      ['stopped_word', 'word', 'stop'],
+      ['stopped_limit', 'limit', 'length'],
+    ])('reads the legacy flag %s (builds before stop_type) as %s', (flag, raw, reason) => {
+      const flags = { stopped_eos: false, stopped_word: false, stopped_limit: false, [flag]: true };
+      const { events } = read([frame({ content: '', stop: true, ...flags })]);
+      expect(events).toContainEqual({ type: 'finish', choice: 0, reason, raw });
+    });
+
+    it('finishes with the raw value none when the last chunk says nothing of why', () => {
+      expect(read([frame({ content: 'x', stop: true })]).events).toContainEqual({ type: 'finish', choice: 0, reason: 'other', raw: 'none' });
+      expect(read([frame({ content: 'x', stop: true, stop_type: '' })]).events).toContainEqual({ type: 'finish', choice: 0, reason: 'other', raw: 'none' });
+    });
+
+    it('ends the stream at the chunk with stop: true, and ignores frames after it unless strict', () => {
+      const frames = [piece('a'), last(), piece('late'), frame('[DONE]')];
+      expect(read(frames)).toEqual({
+        events: [
+          { type: 'content', choice: 0, text: 'a' },
+          { type: 'start', id: '', model: 'm.gguf' },
+          { type: 'finish', choice: 0, reason: 'stop', raw: 'eos' },
+          { type: 'done' },
+        ],
+      });
+      expect((read(frames, { strict: true }).error as Error).message).toBe('frame 3: a frame arrived after the chunk with stop: true');
+    });
+  });
+
+  describe('errors', () => {
+    it('is a ProviderError for an {"error": ...} chunk, with message, type and code', () => {
+      const { error, events } = read([
+        piece('a'),
+        frame({ error: { code: 500, message: 'the request exceeds the available context size', type: 'exceed_context_size_error', n_ctx: 4096 } }),
+        piece('never'),
+      ]);
+      expect(error).toBeInstanceOf(ProviderError);
+      expect((error as Error).message).toBe(
+        'the provider reported an error at frame 2: the request exceeds the available context size (exceed_context_size_error, code 500)',
+      );
+      expect(error).toMatchObject({ type: 'exceed_context_size_error', code: 500, position: { event: 2 } });
+      expect(events).toEqual([{ type: 'content', choice: 0, text: 'a' }]);
+    });
+
+    it('is a ProviderError for an event: error frame', () => {
+      const { error } = read([frame({ message: 'slot unavailable', type: 'unavailable_error', code: 503 }, 'error')]);
+      expect(error).toBeInstanceOf(ProviderError);
+      expect(error).toMatchObject({ type: 'unavailable_error', code: 503 });
+    });
+
+    it('keeps what arrived before the error as the partial', () => {
+      const { error } = assembleText(
+        'data: {"content":"Par","stop":false}\n\ndata: {"error":{"code":500,"message":"crash","type":"server_error"}}\n\n',
+        llamacppCompletion,
+      );
+      expect(error).toBeInstanceOf(ProviderError);
+      expect(error).toMatchObject({ type: 'server_error', partial: { content: 'Par', finishReason: null } });
+    });
+
+    it.each([
+      ['data that is not JSON', [frame('{"content":')], 'frame 1: data is not JSON: "{\\"content\\":"'],
+      ['data that is a JSON string', [frame('"hi"')], 'frame 1: expected a JSON object, got "\\"hi\\""'],
+      ['content that is a number', [piece(5 as unknown as string)], 'frame 1: content is 5, not text'],
+      ['stop that is a string', [frame({ content: 'x', stop: 'true' })], 'frame 1: stop is "true"'],
+      ['stop_type that is a number', [frame({ content: 'x', stop: true, stop_type: 1 })], 'frame 1: stop_type is 1'],
+      ['tokens_predicted that is a string', [piece('a', { tokens_predicted: '3' })], 'frame 1: tokens_predicted is "3", not a count'],
+      ['timings that is an array', [piece('a', { timings: [1] })], 'frame 1: timings is an array, not an object'],
+      ['an index that is negative', [frame({ index: -1, content: 'x' })], 'frame 1: index is -1, not a prompt index'],
+      ['a second prompt in the stream', [piece('a'), frame({ index: 1, content: 'b', stop: false })], 'frame 2: index 1 after index 0: results of several prompts are not supported'],
+    ])('is a ProtocolError for %s', (_name, frames, message) => {
+      const { error } = read([...frames, last()]);
+      expect(error).toBeInstanceOf(ProtocolError);
+      expect((error as Error).message).toBe(message);
+    });
+  });
+
+  describe('truncation', () => {
+    const text = readFileSync(EXAMPLE, 'utf8');
+    const beforeLast = text.slice(0, text.indexOf('data: {"index":0,"content":"","tokens":[],"id_slot":0,"stop":true'));
+
+    it.each([
+      ['before the chunk with stop: true', beforeLast, 'the stream ended without a chunk with stop: true after 7 frames'],
+      ['mid-event (the last data line without its blank line)', beforeLast.slice(0, -1), 'the stream ended without a chunk with stop: true after 7 frames'],
+      ['mid-line', beforeLast + 'data: {"index":0,"content":"","tokens":[],"id_slot":0,"st', 'the stream ended mid-line: line 15 (event 8) has no line end'],
+    ])('is a StreamClosedEarlyError %s, with the partial', (_name, stream, message) => {
+      for (const chunkSize of [1, 4, 100_000]) {
+        const { error } = assembleText(stream, llamacppCompletion, { chunkSize });
+        expect(error).toBeInstanceOf(StreamClosedEarlyError);
+        expect((error as Error).message).toBe(message);
+        expect(error).toMatchObject({
+          partial: {
+            content: 'Paris is the capital of France.',
+            finishReason: null,
+            usage: { promptTokens: 9, completionTokens: 7, totalTokens: 16 },
+            timings: null,
+          },
+        });
+      }
+    });
+
+    it('is a StreamClosedEarlyError for a proxy [DONE] before the last chunk; strict rejects the [DONE]', () => {
+      const { error } = read([piece('a'), frame('[DONE]')]);
+      expect(error).toBeInstanceOf(StreamClosedEarlyError);
+      expect((read([piece('a'), frame('[DONE]')], { strict: true }).error as Error).message).toBe(
+        'frame 2: [DONE] is not part of the /completion stream',
+      );
+    });
+  });
+
+  describe('as an operator (marbles)', () => {
+    let testScheduler: TestScheduler;
+    beforeEach(() => {
+      testScheduler = new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+    });
+
+    it('maps frames to events and completes after the chunk with stop: true', () => {
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const source = cold<SseFrame>('-a-b---l-----|', {
+          a: piece('Hel'),
+          b: piece('lo', { tokens_predicted: 2, tokens_evaluated: 4 }),
+          l: last({ stop_type: 'limit' }),
+        });
+        expectObservable(source.pipe(assembleChunks({ dialect: llamacppCompletion }))).toBe('-a-(bu)(sfz)-|', {
+          a: { type: 'content', choice: 0, text: 'Hel' },
+          b: { type: 'content', choice: 0, text: 'lo' },
+          u: { type: 'usage', usage: { promptTokens: 4, completionTokens: 2, totalTokens: 6 } },
+          s: { type: 'start', id: '', model: 'm.gguf' },
+          f: { type: 'finish', choice: 0, reason: 'length', raw: 'limit' },
+          z: { type: 'done' },
+        });
+        expectSubscriptions(source.subscriptions).toBe('^------------!');
+      });
+    });
+
+    it('errors with ProviderError at an error chunk and unsubscribes from the source', () => {
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const source = cold<SseFrame>('-a--e--b--|', {
+          a: piece('x'),
+          e: frame({ error: { code: 500, message: 'crash', type: 'server_error' } }),
+          b: piece('never'),
+        });
+        const error = new ProviderError('the provider reported an error at frame 2: crash (server_error, code 500)');
+        expectObservable(source.pipe(assembleChunks({ dialect: llamacppCompletion }))).toBe(
+          '-a--#',
+          { a: { type: 'content', choice: 0, text: 'x' } },
+          error,
+        );
+        expectSubscriptions(source.subscriptions).toBe('^---!');
+      });
+    });
+
+    it('errors with StreamClosedEarlyError when the source completes before stop: true', () => {
+      testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+        const source = cold<SseFrame>('-a-a-|', { a: piece('x') });
+        const error = new StreamClosedEarlyError('the stream ended without a chunk with stop: true after 2 frames');
+        expectObservable(source.pipe(assembleChunks({ dialect: llamacppCompletion }))).toBe(
+          '-a-a-#',
+          { a: { type: 'content', choice: 0, text: 'x' } },
+          error,
+        );
+        expectSubscriptions(source.subscriptions).toBe('^----!');
+      });
+    });
+  });
+});

@@ -1,0 +1,82 @@
+import fc from 'fast-check';
+import { from } from 'rxjs';
+import { SseFrame } from '../../src/core/SseParser';
+import { encodeSse, encodeSseBytes, SseEncoder } from '../../src/encodeSse';
+import { ProtocolError } from '../../src/errors';
+import { sseFrames } from '../../src/sseFrames';
+import { decodeUtf8 } from '../../src/decodeUtf8';
+import { toMessageEvents } from '../../src/toMessageEvents';
+import { ChatEvent } from '../../src/events';
+import { runSync } from '../support/collect';
+import { textChunksOf } from '../support/chunking';
+
+/** Frames as a reader produces them: `id` and `retry` persist once set, data has no CR. */
+const frames = fc
+  .array(
+    fc.record({
+      event: fc.oneof(fc.constant('message'), fc.string({ minLength: 1, maxLength: 8 }).filter((s) => !/[\r\n]/.test(s) && !s.startsWith(' ') && s !== 'message')),
+      data: fc.string({ maxLength: 20 }).filter((s) => !s.includes('\r')),
+      id: fc.option(fc.string({ maxLength: 6 }).filter((s) => !/[\r\n\0]/.test(s) && !s.startsWith(' ')), { nil: undefined }),
+      retry: fc.option(fc.nat(100000), { nil: undefined }),
+    }),
+    { maxLength: 8 },
+  )
+  .map((raw) => {
+    let id = '';
+    let retry: number | undefined;
+    return raw.map((f): SseFrame => {
+      if (f.id !== undefined) id = f.id;
+      if (f.retry !== undefined) retry = f.retry;
+      return retry === undefined ? { event: f.event, data: f.data, id } : { event: f.event, data: f.data, id, retry };
+    });
+  });
+
+describe('encodeSse', () => {
+  it('writes fields only as needed, data line by line, and a blank line after each frame', () => {
+    const encoder = new SseEncoder();
+    expect(encoder.encode({ event: 'message', data: 'a\nb', id: '' })).toBe('data: a\ndata: b\n\n');
+    expect(encoder.encode({ event: 'delta', data: ' x', id: '7', retry: 500 })).toBe('event: delta\nid: 7\nretry: 500\ndata:  x\n\n');
+    expect(encoder.encode({ event: 'message', data: '', id: '7', retry: 500 })).toBe('data: \n\n');
+    expect(encoder.encode({ event: 'message', data: 'z', id: '' })).toBe('id\ndata: z\n\n');
+  });
+
+  it('refuses an event name or id that would break the format', () => {
+    expect(() => new SseEncoder().encode({ event: 'a\nb', data: '', id: '' })).toThrow(ProtocolError);
+    expect(() => new SseEncoder().encode({ event: 'message', data: '', id: 'a\0' })).toThrow(ProtocolError);
+  });
+
+  it('then sseFrames is the identity for every frame sequence, however the text is split (fast-check)', () => {
+    fc.assert(
+      fc.property(frames, fc.integer({ min: 1, max: 9 }), (written, size) => {
+        const text = runSync(written, encodeSse()).values.join('');
+        const read = runSync(textChunksOf(text, size), sseFrames());
+        expect(read).toEqual({ values: written });
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('has a byte form that decodeUtf8 and sseFrames read back', () => {
+    const written: SseFrame[] = [{ event: 'message', data: 'café ☕\n😀', id: '1' }, { event: 'x', data: '', id: '1' }];
+    const outcome = runSync([0], () => from(written).pipe(encodeSseBytes(), decodeUtf8(), sseFrames()));
+    expect(outcome).toEqual({ values: written });
+  });
+});
+
+describe('toMessageEvents', () => {
+  it('maps each event to a new { data, type, id } object with data always a string', () => {
+    const events: ChatEvent[] = [
+      { type: 'content', choice: 0, text: 'hi' },
+      { type: 'done' },
+    ];
+    const { values } = runSync(events, toMessageEvents());
+    expect(values).toEqual([
+      { data: '{"type":"content","choice":0,"text":"hi"}', type: 'content', id: '1' },
+      { data: '{"type":"done"}', type: 'done', id: '2' },
+    ]);
+    expect(values[0]).not.toBe(events[0]);
+    const again = runSync(events, toMessageEvents()).values;
+    expect(again[0]).not.toBe(values[0]);
+    expect(again[0]!.id).toBe('1'); // a new subscription counts from 1 again
+  });
+});

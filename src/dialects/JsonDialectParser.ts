@@ -1,0 +1,72 @@
+import { SseFrame } from '../core/SseParser.js';
+import { ProtocolError } from '../errors.js';
+import { JsonObject, excerpt, isJsonObject } from '../internal/json.js';
+import { ChatEvent } from '../events.js';
+import { DialectOptions, DialectParser } from './Dialect.js';
+
+/**
+ * What the dialects share: they count frames, parse each payload as JSON, and name the frame in
+ * every `ProtocolError` (`frame 7: choices[0].delta is not an object`, with `position.event`).
+ */
+export abstract class JsonDialectParser implements DialectParser {
+  /** Frames read so far: while one is being read, its 1-based number. */
+  protected frameCount = 0;
+  /** Apply the format exactly instead of absorbing quirks that lose nothing. */
+  protected readonly strict: boolean;
+
+  constructor(
+    protected readonly emit: (event: ChatEvent) => void,
+    options: DialectOptions = {},
+  ) {
+    this.strict = options.strict === true;
+  }
+
+  abstract push(frame: SseFrame): void;
+  abstract end(): void;
+
+  /** The payload parsed as JSON; `what` names it in the error (`data`, `line`). */
+  protected parseJson(data: string, what = 'data'): unknown {
+    try {
+      return JSON.parse(data);
+    } catch (cause) {
+      throw new ProtocolError(`frame ${this.frameCount}: ${what} is not JSON: ${excerpt(data)}`, {
+        cause,
+        position: { event: this.frameCount },
+      });
+    }
+  }
+
+  /** The payload parsed as a JSON object; anything else is a `ProtocolError`. */
+  protected parseObject(data: string, what = 'data'): JsonObject {
+    const payload = this.parseJson(data, what);
+    if (!isJsonObject(payload)) throw this.protocolError(`expected a JSON object, got ${excerpt(data)}`);
+    return payload;
+  }
+
+  /** A text field: a string, or undefined when null or absent; another type is a `ProtocolError`. */
+  protected readString(value: unknown, where: string): string | undefined {
+    if (value === undefined || value === null) return undefined;
+    if (typeof value === 'string') return value;
+    throw this.protocolError(`${where} is ${describeValue(value)}, not text`);
+  }
+
+  protected protocolError(what: string): ProtocolError {
+    return new ProtocolError(`frame ${this.frameCount}: ${what}`, { position: { event: this.frameCount } });
+  }
+}
+
+/** A short description of a value of the wrong type, for error messages. */
+export function describeValue(value: unknown): string {
+  if (value === undefined) return 'missing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return excerpt(value, 20);
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'object') return 'an object';
+  return `a ${typeof value}`;
+}
+
+/** True for an index a server may send: a non-negative safe integer. */
+export function isIndex(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}

@@ -1,0 +1,106 @@
+import { SseFrame } from '../core/SseParser.js';
+import { ProtocolError, StreamClosedEarlyError } from '../errors.js';
+import { ChatEvent } from '../events.js';
+import { excerpt, isJsonObject } from '../internal/json.js';
+import { DialectFactory, DialectOptions, DialectParser } from './Dialect.js';
+import { providerErrorFrom } from './providerError.js';
+
+/**
+ * Which dialect a payload belongs to, by the notes' sniffing rules (section 10), or `undefined` when
+ * it says nothing either way (a keep-alive, a bare `[DONE]`).
+ */
+export function detectDialect(payload: unknown): string | undefined {
+  if (!isJsonObject(payload)) return undefined;
+  const type = payload['type'];
+  if (typeof type === 'string') {
+    if (type === 'message_start' || type === 'ping' || type.startsWith('content_block_') || type.startsWith('message_')) {
+      return 'anthropic';
+    }
+    if (type.startsWith('response.')) return 'openai-responses';
+    if (type === 'text' || type.startsWith('tool_call_')) return 'typed-events';
+    if (type === 'keepalive') return undefined;
+  }
+  if ('candidates' in payload || 'usageMetadata' in payload) return 'gemini';
+  if (payload['object'] === 'chat.completion.chunk' || Array.isArray(payload['choices'])) return 'openai-chat';
+  if (typeof payload['done'] === 'boolean' && ('message' in payload || 'response' in payload)) return 'ollama';
+  if (typeof payload['stop'] === 'boolean' && 'content' in payload) return 'llamacpp-completion';
+  return undefined;
+}
+
+/**
+ * The `auto` dialect: waits for the first frame that says which format this is, then hands that frame
+ * and every later one to the chosen dialect's parser, fixed for the rest of the stream. An error
+ * payload before that is a `ProviderError`; a JSON object that matches no dialect is a
+ * `ProtocolError` naming what it saw.
+ */
+export class AutoDialectParser implements DialectParser {
+  private parser: DialectParser | undefined = undefined;
+  private frameCount = 0;
+  /** Frames that said nothing yet (a `[DONE]`, a keep-alive), replayed to the parser once chosen. */
+  private waiting: SseFrame[] = [];
+
+  constructor(
+    private readonly dialects: Readonly<Record<string, DialectFactory>>,
+    private readonly emit: (event: ChatEvent) => void,
+    private readonly options: DialectOptions,
+  ) {}
+
+  push(frame: SseFrame): void {
+    if (this.parser !== undefined) {
+      this.parser.push(frame);
+      return;
+    }
+    this.frameCount++;
+    let payload: unknown;
+    try {
+      payload = JSON.parse(frame.data);
+    } catch (cause) {
+      if (frame.data === '[DONE]') {
+        this.waiting.push(frame);
+        return;
+      }
+      throw new ProtocolError(`frame ${this.frameCount}: data is not JSON: ${excerpt(frame.data)}`, {
+        cause,
+        position: { event: this.frameCount },
+      });
+    }
+    const name = detectDialect(payload);
+    if (name === undefined) {
+      if (frame.event === 'error' || (isJsonObject(payload) && payload['error'] !== undefined && payload['error'] !== null)) {
+        throw providerErrorFrom(payload, `frame ${this.frameCount}`, this.frameCount);
+      }
+      if (isJsonObject(payload) && payload['type'] === 'keepalive') {
+        this.waiting.push(frame);
+        return;
+      }
+      throw new ProtocolError(
+        `frame ${this.frameCount} matches no dialect: ${describePayload(payload)}`,
+        { position: { event: this.frameCount } },
+      );
+    }
+    const factory = this.dialects[name];
+    if (factory === undefined) throw new ProtocolError(`frame ${this.frameCount} looks like ${name}, which is not available`);
+    this.parser = factory(this.emit, this.options);
+    for (const waiting of this.waiting) this.parser.push(waiting);
+    this.waiting = [];
+    this.parser.push(frame);
+  }
+
+  end(): void {
+    if (this.parser !== undefined) {
+      this.parser.end();
+      return;
+    }
+    if (this.waiting.length > 0) {
+      throw new ProtocolError(`the stream ended after ${this.frameCount} frames that name no dialect`);
+    }
+    throw new StreamClosedEarlyError('the stream ended before any frame arrived');
+  }
+}
+
+function describePayload(payload: unknown): string {
+  if (!isJsonObject(payload)) return `a JSON ${Array.isArray(payload) ? 'array' : typeof payload}`;
+  const keys = Object.keys(payload).slice(0, 8);
+  const type = typeof payload['type'] === 'string' ? ` (type ${excerpt(payload['type'] as string, 40)})` : '';
+  return `an object with keys ${keys.join(', ') || '(none)'}${type}`;
+}

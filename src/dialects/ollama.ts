@@ -1,0 +1,159 @@
+import { SseFrame } from '../core/SseParser.js';
+import { StreamClosedEarlyError } from '../errors.js';
+import { normalizeFinishReason } from '../internal/finishReason.js';
+import { JsonObject, finiteNumber, isJsonObject, nonEmptyString } from '../internal/json.js';
+import { DialectFactory } from './Dialect.js';
+import { JsonDialectParser, describeValue } from './JsonDialectParser.js';
+import { providerErrorFrom } from './providerError.js';
+import { buildUsage } from './usage.js';
+
+/**
+ * Ollama's native stream, `/api/chat` and `/api/generate`: newline-delimited JSON (framed by
+ * `ndjsonFrames`, one frame per line), each line
+ * `{model, created_at, message: {role, content, thinking?, tool_calls?}, done, done_reason?, ...}`
+ * (`/api/generate` has `response` and `thinking` at the top level instead of `message`). There is no
+ * `[DONE]` and no response id: the line with `"done": true` ends the reply and carries the
+ * `done_reason` and the token counts.
+ *
+ * `thinking` is reasoning, `content` (or `response`) is answer text, and each entry of `tool_calls` is
+ * one whole call whose `function.arguments` is an object: a `tool-call-delta` with the arguments
+ * serialized, then `tool-call-end`. Calls are numbered densely in order of arrival, across lines.
+ *
+ * Events of one line come in this order: `reasoning`, `content`, per call `tool-call-delta` and
+ * `tool-call-end`; on the `done` line then `finish`, `usage` and `done`. No `start` is emitted (the
+ * format has no id). Lines after the `done` line are ignored (under `strict`, a `ProtocolError`).
+ *
+ * Call ids: a call without an `id` (older servers send none) gets `ollama-call-${index}`, `index` being its
+ * dense position, which is stable for the stream.
+ *
+ * Finish: `done_reason` `stop` is `stop`, or `tool_calls` when the reply made calls (Ollama has no
+ * tool-call reason); `length` is `length`; `load`, `unload` and unknown values are `other`; a `done`
+ * line without `done_reason` (old servers) counts as `stop`. Usage: `prompt_eval_count` is the prompt,
+ * `eval_count` the completion (thinking included), the total their sum when both came. An
+ * `{"error": "..."}` line is a `ProviderError`.
+ *
+ * @example
+ * ```ts
+ * import { decodeUtf8, ndjsonFrames, assembleChunks, ollama } from 'rxjs-llm-stream';
+ *
+ * bytes$.pipe(decodeUtf8(), ndjsonFrames(), assembleChunks({ dialect: ollama }));
+ * ```
+ */
+export class OllamaParser extends JsonDialectParser {
+  private started = false;
+  private callCount = 0;
+  private done = false;
+
+  push(frame: SseFrame): void {
+    this.frameCount++;
+    if (this.done) {
+      if (this.strict) throw this.protocolError('a line arrived after the "done": true line');
+      return;
+    }
+    const line = this.parseObject(frame.data, 'line');
+    if (line['error'] !== undefined && line['error'] !== null) {
+      throw providerErrorFrom(line, `frame ${this.frameCount}`, this.frameCount);
+    }
+    this.readLine(line);
+  }
+
+  end(): void {
+    if (!this.done) {
+      throw new StreamClosedEarlyError(
+        `the stream ended without a "done": true line after ${this.frameCount} line${this.frameCount === 1 ? '' : 's'}`,
+        { position: { event: this.frameCount } },
+      );
+    }
+  }
+
+  private readLine(line: JsonObject): void {
+    // The format names no id: the stream identifies itself by its model, whenever that first appears.
+    const model = nonEmptyString(line['model']);
+    if (!this.started && model !== undefined) {
+      this.started = true;
+      this.emit({ type: 'start', id: '', model });
+    }
+    const message = line['message'];
+    if (isJsonObject(message)) {
+      this.readText(message['thinking'], 'message.thinking', 'reasoning');
+      this.readText(message['content'], 'message.content', 'content');
+      const calls = message['tool_calls'];
+      if (Array.isArray(calls)) {
+        for (let k = 0; k < calls.length; k++) this.readToolCall(calls[k], `message.tool_calls[${k}]`);
+      } else if (calls !== undefined && calls !== null) {
+        throw this.protocolError('message.tool_calls is not an array');
+      }
+    } else if (message !== undefined && message !== null) {
+      throw this.protocolError('message is not an object');
+    }
+    // `/api/generate` puts the text at the top level.
+    this.readText(line['thinking'], 'thinking', 'reasoning');
+    this.readText(line['response'], 'response', 'content');
+
+    const done = line['done'];
+    if (done === true) this.finish(line);
+    else if (done !== false && done !== undefined && done !== null) {
+      throw this.protocolError(`done is ${describeValue(done)}, not a boolean`);
+    }
+  }
+
+  private readText(value: unknown, where: string, type: 'reasoning' | 'content'): void {
+    if (typeof value === 'string') {
+      if (value !== '') this.emit({ type, choice: 0, text: value });
+    } else if (value !== undefined && value !== null) {
+      throw this.protocolError(`${where} is ${describeValue(value)}, not text`);
+    }
+  }
+
+  private readToolCall(entry: unknown, where: string): void {
+    if (!isJsonObject(entry)) throw this.protocolError(`${where} is not an object`);
+    const fn = entry['function'];
+    if (!isJsonObject(fn)) throw this.protocolError(`${where}.function is ${describeValue(fn)}, not an object`);
+    const name = nonEmptyString(fn['name']);
+    if (name === undefined) throw this.protocolError(`${where}.function.name is ${describeValue(fn['name'])}, not a function name`);
+    const raw = fn['arguments'];
+    let args: string;
+    // Ollama sends the arguments as an object: serialize it once, never concatenate.
+    if (isJsonObject(raw)) args = JSON.stringify(raw);
+    else if (raw === undefined || raw === null) args = '{}';
+    // An OpenAI-style string is the same arguments as text; only `strict` refuses it.
+    else if (typeof raw === 'string' && !this.strict) args = raw;
+    else throw this.protocolError(`${where}.function.arguments is ${describeValue(raw)}, not an object`);
+    const index = this.callCount++;
+    const id = nonEmptyString(entry['id']) ?? `ollama-call-${index}`;
+    this.emit({ type: 'tool-call-delta', choice: 0, index, id, name, arguments: args });
+    this.emit({ type: 'tool-call-end', choice: 0, index });
+  }
+
+  private finish(line: JsonObject): void {
+    const rawReason = line['done_reason'];
+    let raw: string;
+    if (rawReason === undefined || rawReason === null) raw = 'stop';
+    else if (typeof rawReason === 'string' && rawReason !== '') raw = rawReason;
+    else throw this.protocolError(`done_reason is ${describeValue(rawReason)}`);
+    this.emit({ type: 'finish', choice: 0, reason: normalizeFinishReason(raw, this.callCount > 0), raw });
+
+    const prompt = finiteNumber(line['prompt_eval_count']);
+    const completion = finiteNumber(line['eval_count']);
+    const total = prompt !== undefined && completion !== undefined ? prompt + completion : undefined;
+    const usage = buildUsage(prompt, completion, total);
+    if (usage !== undefined) this.emit({ type: 'usage', usage });
+
+    this.done = true;
+    this.emit({ type: 'done' });
+  }
+
+}
+
+/**
+ * The `ollama` dialect: Ollama's native `/api/chat` and `/api/generate` streams (frame them with
+ * `ndjsonFrames`).
+ *
+ * @example
+ * ```ts
+ * import { decodeUtf8, ndjsonFrames, assembleChunks, finalizeCompletion, ollama } from 'rxjs-llm-stream';
+ *
+ * bytes$.pipe(decodeUtf8(), ndjsonFrames(), assembleChunks({ dialect: ollama }), finalizeCompletion());
+ * ```
+ */
+export const ollama: DialectFactory = (emit, options) => new OllamaParser(emit, options);

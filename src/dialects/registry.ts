@@ -1,0 +1,37 @@
+import { anthropic } from './anthropic.js';
+import { AutoDialectParser } from './auto.js';
+import { DialectFactory } from './Dialect.js';
+import { gemini } from './gemini.js';
+import { llamacppCompletion } from './llamacppCompletion.js';
+import { ollama } from './ollama.js';
+import { openaiChat } from './openaiChat.js';
+import { openaiResponses } from './openaiResponses.js';
+import { typedEvents } from './typedEvents.js';
+
+/** The wire formats `assembleChunks` reads by name. */
+export type DialectName =
+  | 'auto'
+  | 'openai-chat'
+  | 'openai-responses'
+  | 'anthropic'
+  | 'gemini'
+  | 'ollama'
+  | 'llamacpp-completion'
+  | 'typed-events';
+
+/** Every named format but `auto`, which chooses among these. */
+export const DIALECTS: Readonly<Record<Exclude<DialectName, 'auto'>, DialectFactory>> = {
+  'openai-chat': openaiChat,
+  'openai-responses': openaiResponses,
+  anthropic,
+  gemini,
+  ollama,
+  'llamacpp-completion': llamacppCompletion,
+  'typed-events': typedEvents,
+};
+
+/**
+ * The `auto` dialect's factory: the format is decided from the first frame that names it (the
+ * dialect notes' sniffing rules), then fixed for the rest of the stream.
+ */
+export const autoDialect: DialectFactory = (emit, options) => new AutoDialectParser(DIALECTS, emit, options);

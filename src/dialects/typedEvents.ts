@@ -1,0 +1,159 @@
+import { SseFrame } from '../core/SseParser.js';
+import { StreamClosedEarlyError } from '../errors.js';
+import { normalizeFinishReason } from '../internal/finishReason.js';
+import { JsonObject, isJsonObject, nonEmptyString } from '../internal/json.js';
+import { DialectFactory } from './Dialect.js';
+import { JsonDialectParser, describeValue } from './JsonDialectParser.js';
+import { providerErrorFrom } from './providerError.js';
+
+/**
+ * A small typed-event stream (the seed format): each SSE `data:` is one JSON event,
+ * `{"type":"text","delta"}`, `{"type":"tool_call_start","index","id","name"}`,
+ * `{"type":"tool_call_delta","index","args"}`, `{"type":"tool_call_end","index"}`, and the stream
+ * ends with `data: [DONE]`.
+ *
+ * Events: `content` per text delta; a `tool-call-delta` with the id and name at a call's start and
+ * one per argument fragment; `tool-call-end` at its end; at `[DONE]` a `finish` (the format has no
+ * finish field: `tool_calls` when any call was made, else `stop`, the raw value the same) and
+ * `done`. The format has no id, so there is no `start`. Calls are numbered 0, 1, 2 in the order
+ * they start, whatever indices the stream gives them; their fragments may interleave.
+ *
+ * Errors: a stream without `[DONE]`, or with a call still open at `[DONE]` (the stream was cut
+ * inside the call), is a `StreamClosedEarlyError`; a delta or an end for a call that never started,
+ * a second start of one index, or a fragment after a call ended is a `ProtocolError`; an error
+ * payload (`{"type":"error"}`, `{"error": ...}`, `event: error`) is a `ProviderError`. Unknown event
+ * types and fields are ignored; frames after `[DONE]` are ignored (under `strict`, a
+ * `ProtocolError`).
+ *
+ * @example
+ * ```ts
+ * import { decodeUtf8, sseFrames, assembleChunks, typedEvents } from 'rxjs-llm-stream';
+ *
+ * bytes$.pipe(decodeUtf8(), sseFrames(), assembleChunks({ dialect: typedEvents }));
+ * ```
+ */
+export class TypedEventsParser extends JsonDialectParser {
+  private done = false;
+  /** Each stream index's dense call index, and whether that call is still open. */
+  private readonly calls = new Map<number, { readonly index: number; open: boolean }>();
+  private openCalls = 0;
+
+  push(frame: SseFrame): void {
+    this.frameCount++;
+    if (this.done) {
+      if (this.strict) throw this.protocolError('a frame arrived after [DONE]');
+      return;
+    }
+    if (frame.data === '[DONE]') {
+      this.readDone();
+      return;
+    }
+    const payload = this.parseObject(frame.data);
+    const type = payload['type'];
+    if (frame.event === 'error' || type === 'error' || (payload['error'] !== undefined && payload['error'] !== null)) {
+      throw providerErrorFrom(payload, `frame ${this.frameCount}`, this.frameCount);
+    }
+    switch (type) {
+      case 'text': {
+        const delta = payload['delta'];
+        if (typeof delta !== 'string') throw this.protocolError(`text.delta is ${describeValue(delta)}, not text`);
+        if (delta !== '') this.emit({ type: 'content', choice: 0, text: delta });
+        break;
+      }
+      case 'tool_call_start':
+        this.readStart(payload);
+        break;
+      case 'tool_call_delta':
+        this.readDelta(payload);
+        break;
+      case 'tool_call_end': {
+        const call = this.openCall(payload, 'tool_call_end');
+        call.open = false;
+        this.openCalls--;
+        this.emit({ type: 'tool-call-end', choice: 0, index: call.index });
+        break;
+      }
+      default:
+        if (typeof type !== 'string') throw this.protocolError(`type is ${describeValue(type)}`);
+      // Event types newer than this parser: ignored.
+    }
+  }
+
+  end(): void {
+    if (this.done) return;
+    const open = this.openCalls > 0 ? ` (${this.openCalls} tool call${this.openCalls === 1 ? '' : 's'} still open)` : '';
+    throw new StreamClosedEarlyError(
+      `the stream ended without [DONE] after ${this.frameCount} frame${this.frameCount === 1 ? '' : 's'}${open}`,
+      { position: { event: this.frameCount } },
+    );
+  }
+
+  private readDone(): void {
+    if (this.openCalls > 0) {
+      // A call the stream never closed was cut short: its arguments may look whole and still be a prefix.
+      throw new StreamClosedEarlyError(
+        `frame ${this.frameCount}: [DONE] arrived with ${this.openCalls} tool call${this.openCalls === 1 ? '' : 's'} never ended`,
+        { position: { event: this.frameCount } },
+      );
+    }
+    this.done = true;
+    const raw = this.calls.size > 0 ? 'tool_calls' : 'stop';
+    this.emit({ type: 'finish', choice: 0, reason: normalizeFinishReason(raw, this.calls.size > 0), raw });
+    this.emit({ type: 'done' });
+  }
+
+  private readStart(payload: JsonObject): void {
+    const streamIndex = this.streamIndex(payload, 'tool_call_start');
+    if (this.calls.has(streamIndex)) throw this.protocolError(`tool call ${streamIndex} started twice`);
+    const id = nonEmptyString(payload['id']);
+    if (id === undefined) throw this.protocolError(`tool_call_start ${streamIndex}: id is ${describeValue(payload['id'])}`);
+    const name = nonEmptyString(payload['name']);
+    if (name === undefined) throw this.protocolError(`tool_call_start ${streamIndex}: name is ${describeValue(payload['name'])}`);
+    const index = this.calls.size;
+    this.calls.set(streamIndex, { index, open: true });
+    this.openCalls++;
+    this.emit({ type: 'tool-call-delta', choice: 0, index, id, name, arguments: '' });
+  }
+
+  private readDelta(payload: JsonObject): void {
+    const call = this.openCall(payload, 'tool_call_delta');
+    const args = payload['args'];
+    let fragment: string;
+    if (typeof args === 'string') fragment = args;
+    else if (args === undefined || args === null) fragment = '';
+    // Arguments sent whole as an object are serialized, never concatenated as "[object Object]".
+    else if (isJsonObject(args)) fragment = JSON.stringify(args);
+    else throw this.protocolError(`tool_call_delta ${call.index}: args is ${describeValue(args)}`);
+    this.emit({ type: 'tool-call-delta', choice: 0, index: call.index, arguments: fragment });
+  }
+
+  private openCall(payload: JsonObject, what: string): { readonly index: number; open: boolean } {
+    const streamIndex = this.streamIndex(payload, what);
+    const call = this.calls.get(streamIndex);
+    if (call === undefined) throw this.protocolError(`${what} for tool call ${streamIndex}, which never started`);
+    if (!call.open) throw this.protocolError(`${what} for tool call ${streamIndex}, which had ended`);
+    return call;
+  }
+
+  private streamIndex(payload: JsonObject, what: string): number {
+    const index = payload['index'];
+    if (typeof index !== 'number' || !Number.isSafeInteger(index) || index < 0) {
+      throw this.protocolError(`${what}.index is ${describeValue(index)}, not a tool-call index`);
+    }
+    return index;
+  }
+
+}
+
+/**
+ * The `typed-events` dialect: `text`, `tool_call_start`, `tool_call_delta`, `tool_call_end` events
+ * ending with `[DONE]`.
+ *
+ * @example
+ * ```ts
+ * import { decodeUtf8, sseFrames, assembleChunks, finalizeCompletion, typedEvents } from 'rxjs-llm-stream';
+ *
+ * bytes$.pipe(decodeUtf8(), sseFrames(), assembleChunks({ dialect: typedEvents }), finalizeCompletion());
+ * ```
+ */
+export const typedEvents: DialectFactory = (emit, options) => new TypedEventsParser(emit, options);

@@ -1,0 +1,90 @@
+import { Observable, OperatorFunction, map } from 'rxjs';
+import { SseFrame } from './core/SseParser.js';
+import { ProtocolError } from './errors.js';
+import { subscribeLinked } from './internal/subscribeLinked.js';
+
+/**
+ * The pure core of `encodeSse`: writes frames back to the event-stream format, so that `SseParser`
+ * reads back exactly the frames written. `id` and `retry` persist in the format, so each is written
+ * only when it differs from what the reader already holds.
+ *
+ * @example
+ * ```ts
+ * import { SseEncoder } from 'rxjs-llm-stream';
+ *
+ * const encoder = new SseEncoder();
+ * encoder.encode({ event: 'message', data: 'a\nb', id: '' }); // 'data: a\ndata: b\n\n'
+ * ```
+ */
+export class SseEncoder {
+  private lastId = '';
+  private lastRetry: number | undefined = undefined;
+
+  /** The text of one frame, ending with its blank line. */
+  encode(frame: SseFrame): string {
+    let text = '';
+    if (frame.event !== 'message' && frame.event !== '') {
+      if (/[\r\n]/.test(frame.event)) throw new ProtocolError(`an event name cannot hold a line end: ${JSON.stringify(frame.event)}`);
+      text += `event: ${frame.event}\n`;
+    }
+    if (frame.id !== this.lastId) {
+      if (/[\r\n\0]/.test(frame.id)) throw new ProtocolError(`an event id cannot hold a line end or NUL: ${JSON.stringify(frame.id)}`);
+      text += frame.id === '' ? 'id\n' : `id: ${frame.id}\n`;
+      this.lastId = frame.id;
+    }
+    if (frame.retry !== undefined && frame.retry !== this.lastRetry) {
+      if (!Number.isSafeInteger(frame.retry) || frame.retry < 0) throw new ProtocolError(`retry must be a whole number of milliseconds, got ${frame.retry}`);
+      text += `retry: ${frame.retry}\n`;
+      this.lastRetry = frame.retry;
+    }
+    // Each line of the data is one `data:` line; the reader joins them with LF again. A CR or CRLF in
+    // the data would end a line too, so it comes back as LF.
+    for (const line of frame.data.split(/\r\n|\r|\n/)) text += `data: ${line}\n`;
+    return `${text}\n`;
+  }
+}
+
+/**
+ * Writes `SseFrame`s as event-stream text, the inverse of `sseFrames`: `sseFrames` reads back exactly
+ * the frames written (CR and CRLF inside `data` come back as LF, as any reader would return them).
+ *
+ * ```
+ * frames: --{event:'delta', data:'a'}--|
+ * text:   --'event: delta\ndata: a\n\n'--|
+ * ```
+ *
+ * @example
+ * ```ts
+ * import { encodeSse } from 'rxjs-llm-stream';
+ *
+ * frames$.pipe(encodeSse()).subscribe((text) => response.write(text));
+ * ```
+ *
+ * @returns An operator from frames to their text.
+ */
+export function encodeSse(): OperatorFunction<SseFrame, string> {
+  return (source) =>
+    new Observable<string>((subscriber) => {
+      const encoder = new SseEncoder();
+      subscribeLinked(source, subscriber, { next: (frame) => subscriber.next(encoder.encode(frame)) });
+    });
+}
+
+/**
+ * `encodeSse` as UTF-8 bytes, for a response body or a `ReadableStream`.
+ *
+ * @example
+ * ```ts
+ * import { encodeSseBytes } from 'rxjs-llm-stream';
+ *
+ * frames$.pipe(encodeSseBytes()).subscribe((bytes) => socket.write(bytes));
+ * ```
+ *
+ * @returns An operator from frames to their UTF-8 bytes.
+ */
+export function encodeSseBytes(): OperatorFunction<SseFrame, Uint8Array> {
+  return (source) => {
+    const encoder = new TextEncoder();
+    return source.pipe(encodeSse(), map((text) => encoder.encode(text)));
+  };
+}
