@@ -40,6 +40,7 @@ DIALECT_OF = {
     'dialects/ollama-native.ndjson': 'ollama',
     'dialects/llamacpp-completion.sse': 'llamacpp-completion',
     'real/anthropic-json-tool.2.sse': 'anthropic',
+    'dialects/typed-events.sse': 'typed-events',
 }
 
 
@@ -890,6 +891,48 @@ def read_llamacpp_completion(raw):
 
 
 # --------------------------------------------------------------------------------------------------
+# Typed events (the text / tool_call_start / tool_call_delta / tool_call_end format, then [DONE])
+
+TYPED_EVENTS_FINISH = normalizer({'stop': 'stop', 'tool_calls': 'tool_calls'})
+
+
+def read_typed_events(raw):
+    assembly = Assembly('typed-events')
+
+    def body():
+        frames, cut_mid_line = read_sse(raw)
+        choice = assembly.choice(0)
+        open_calls = set()
+        done = False
+        for number, frame in enumerate(frames, 1):
+            if frame.data == '[DONE]':
+                done = True
+                break
+            event = parse_payload(frame.data, f'event {number}')
+            kind = event.get('type')
+            if kind == 'text':
+                piece = text_piece(event.get('delta'))
+                if piece is not None:
+                    choice.content.append(piece)
+            elif kind == 'tool_call_start':
+                choice.tool_fragment(('index', event.get('index')), text_piece(event.get('id')), text_piece(event.get('name')), '')
+                open_calls.add(event.get('index'))
+            elif kind == 'tool_call_delta':
+                if event.get('index') not in open_calls:
+                    raise Fault('ProtocolError', f'event {number}: a delta for a call never started')
+                choice.tool_fragment(('index', event.get('index')), None, None, event.get('args') or '')
+            elif kind == 'tool_call_end':
+                open_calls.discard(event.get('index'))
+        if cut_mid_line or not done or open_calls:
+            raise Fault('StreamClosedEarlyError', 'no [DONE], or a call never ended')
+        choice.raw_finish = 'tool_calls' if choice.calls else 'stop'
+        # The format has no ids and no model: the completion id is the empty string.
+        return assembly.completion(TYPED_EVENTS_FINISH, missing_id='')
+
+    return run(assembly, body)
+
+
+# --------------------------------------------------------------------------------------------------
 # Driver
 
 READERS = {
@@ -899,6 +942,7 @@ READERS = {
     'gemini': read_gemini,
     'ollama': read_ollama,
     'llamacpp-completion': read_llamacpp_completion,
+    'typed-events': read_typed_events,
 }
 
 
