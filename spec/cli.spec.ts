@@ -1,6 +1,9 @@
 import { readFileSync } from 'fs';
 import { join } from 'path';
-import { replay } from '../src/cli/replay';
+import { fromFetch } from 'rxjs/fetch';
+import { render, replay } from '../src/cli/replay';
+import { startReplayServer } from '../src/cli/replayServer';
+import { fromResponse } from '../src/io/fromResponse';
 
 const marble = (path: string): Uint8Array => new Uint8Array(readFileSync(join(__dirname, '..', 'marbles', path)));
 
@@ -40,5 +43,22 @@ describe('replay (the CLI and the demo)', () => {
     const errorRun = await run('openai/error-payload.sse', { json: true });
     expect(errorRun.code).toBe(1);
     expect(JSON.parse(errorRun.output.trim().split('\n').at(-1)!)).toMatchObject({ error: { name: 'ProviderError' } });
+  });
+
+  it('renders a reply streamed over HTTP from the replay server, as the demo does', async () => {
+    const server = await startReplayServer();
+    try {
+      let output = '';
+      const code = await render(
+        fromFetch(`${server.url}/dialects/anthropic-messages.sse?chunk=50&delay=1`, { selector: (r) => fromResponse(r) }),
+        { write: (text) => (output += text) },
+      );
+      expect(code).toBe(0);
+      expect(output).toContain('Let me check both cities.');
+      expect(output).toContain('→ get_weather');
+      expect(server.requests[0]?.finished).toBe(true);
+    } finally {
+      await server.close();
+    }
   });
 });

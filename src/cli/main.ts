@@ -1,15 +1,16 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { marblesFolder } from './paths.js';
-import { replay } from './replay.js';
+import { fromFetch } from 'rxjs/fetch';
+import { fromResponse } from '../io/fromResponse.js';
+import { render, replay } from './replay.js';
+import { startReplayServer } from './replayServer.js';
 
 const USAGE = `usage:
   rxjs-llm-stream replay [<file.sse> | -] [--chunk N] [--delay MS] [--seed N] [--json]
       replays a recorded SSE stream (or stdin) through decodeUtf8, sseFrames, assembleChunks,
       groupToolCallsByIndex and finalizeCompletion; exit code 1 on a stream error
   rxjs-llm-stream demo
-      replays a bundled recording live, then a truncated one`;
+      streams a bundled recording over HTTP from a local server, live, then a truncated one`;
 
 function readInput(file: string | undefined): Uint8Array {
   return readFileSync(file === undefined || file === '-' ? 0 : file);
@@ -42,11 +43,18 @@ async function main(argv: readonly string[]): Promise<number> {
     return replay(readInput(file), { chunkSize, maxDelayMs, seed, json, color, write });
   }
   if (command === 'demo') {
-    const marbles = marblesFolder();
-    write('== a reply with reasoning and two tool calls, in small random chunks ==\n\n');
-    await replay(readFileSync(join(marbles, 'dialects', 'llamacpp-chat.sse')), { maxDelayMs: 12, seed: 7, color, write });
-    write('\n== the same kind of reply, cut off inside a tool call\'s arguments ==\n\n');
-    await replay(readFileSync(join(marbles, 'openai', 'truncated-in-arguments.sse')), { maxDelayMs: 12, seed: 7, color, write });
+    // Over real HTTP: a local server streams the recordings the way a provider would, and the
+    // platform fetch reads them through the whole pipeline.
+    const server = await startReplayServer();
+    try {
+      const stream = (path: string) => fromFetch(`${server.url}${path}`, { selector: (response) => fromResponse(response) });
+      write(`replay server on ${server.url}\n\n== a reply with reasoning and two tool calls, streamed in 5-byte pieces ==\n\n`);
+      await render(stream('/dialects/llamacpp-chat.sse?chunk=5&delay=6'), { color, write });
+      write("\n== a reply cut off inside a tool call's arguments ==\n\n");
+      await render(stream('/openai/truncated-in-arguments.sse?chunk=5&delay=6'), { color, write });
+    } finally {
+      await server.close();
+    }
     return 0;
   }
   write(`${USAGE}\n`);

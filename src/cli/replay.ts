@@ -64,11 +64,16 @@ export function replayBytes(bytes: Uint8Array, options: Pick<ReplayOptions, 'chu
  * tool calls in cyan) and then the completion, or the error and what was saved. Resolves to the exit
  * code: 0 for a completion, 1 for a stream error.
  */
-export async function replay(bytes: Uint8Array, options: ReplayOptions): Promise<number> {
+export function replay(bytes: Uint8Array, options: ReplayOptions): Promise<number> {
+  return render(replayBytes(bytes, options), options);
+}
+
+/** Runs any byte stream (a recording, an HTTP body) through the pipeline and prints it as `replay` does. */
+export async function render(bytes$: Observable<Uint8Array>, options: Omit<ReplayOptions, 'chunkSize' | 'maxDelayMs' | 'seed'>): Promise<number> {
   const { write } = options;
   const [DIM, CYAN, RED, RESET] = options.color ? ['\x1b[2m', '\x1b[36m', '\x1b[31m', '\x1b[0m'] : ['', '', '', ''];
   let section: 'reasoning' | 'content' | undefined;
-  const render = (event: ChatEvent): void => {
+  const show = (event: ChatEvent): void => {
     if (options.json) {
       write(`${JSON.stringify(event)}\n`);
       return;
@@ -89,12 +94,12 @@ export async function replay(bytes: Uint8Array, options: ReplayOptions): Promise
   };
   try {
     const completion: Completion = await lastValueFrom(
-      replayBytes(bytes, options).pipe(
+      bytes$.pipe(
         decodeUtf8(),
         sseFrames(),
         assembleChunks(),
         groupToolCallsByIndex(),
-        tap(render),
+        tap(show),
         finalizeCompletion(),
       ),
     );
