@@ -160,6 +160,16 @@ describe('cancellation reaches the server at once', () => {
     expect(completion.finishReason).toBe('stop');
   });
 
+  it('a Node Readable of Ollama NDJSON, as the README recipe reads it, gives the expected completion', async () => {
+    const expected = JSON.parse(readFileSync(join(__dirname, '..', '..', 'marbles', 'dialects', 'ollama-native.expected.json'), 'utf8'));
+    const response = await new Promise<IncomingMessage>((resolve) => get(`${server.url}/dialects/ollama-native.ndjson?chunk=9`, resolve));
+    expect(response.headers['content-type']).toBe('application/x-ndjson');
+    const completion = await lastValueFrom(
+      fromReadableStream(response).pipe(decodeUtf8(), ndjsonFrames(), assembleChunks(), finalizeCompletion()),
+    );
+    expect(completion).toEqual(expected.completion);
+  });
+
   it('a Node Readable cut by a connection reset is an error, never a complete body', async () => {
     const response = await new Promise<IncomingMessage>((resolve) => get(`${server.url}/openai/text.sse?drop=200`, resolve));
     const outcome = await collect(fromReadableStream(response));
