@@ -65,7 +65,12 @@ export class SseParser {
   private readonly requireBlankLineAtEnd: boolean;
 
   private readonly lines: LineSplitter;
-  private dataLines: string[] = [];
+  /**
+   * The block's data lines: the first on its own and any others in an array, so that the usual
+   * block of one `data` line allocates no array.
+   */
+  private firstData: string | undefined = undefined;
+  private moreData: string[] | undefined = undefined;
   private dataLength = 0;
   private eventType = '';
   private lastEventId = '';
@@ -108,7 +113,7 @@ export class SseParser {
         { position: { line, event: this.eventCount + 1 }, partial: this.partial() },
       );
     }
-    if (this.dataLines.length > 0) {
+    if (this.firstData !== undefined) {
       if (this.requireBlankLineAtEnd) {
         throw new StreamClosedEarlyError<SsePartial>(
           `the stream ended inside event ${this.eventCount + 1}: no blank line after line ${this.lines.lineCount}`,
@@ -126,6 +131,11 @@ export class SseParser {
     }
     const colon = line.indexOf(':');
     if (colon === 0) return; // a comment (keep-alives such as ": OPENROUTER PROCESSING")
+    // Nearly every line of an LLM stream is `data: ...`: read it without slicing out the field name.
+    if (colon === 4 && line.startsWith('data')) {
+      this.addData(line.slice(line.charCodeAt(5) === SPACE ? 6 : 5));
+      return;
+    }
     let field: string;
     let value: string;
     if (colon === -1) {
@@ -138,15 +148,7 @@ export class SseParser {
     }
     switch (field) {
       case 'data':
-        this.dataLength += value.length + (this.dataLines.length > 0 ? 1 : 0);
-        if (this.dataLength > this.maxEventSize) {
-          const line = this.lines.lineCount;
-          throw new ProtocolError<SsePartial>(
-            `event too large: more than ${this.maxEventSize} characters at line ${line} (event ${this.eventCount + 1})`,
-            { position: { line, event: this.eventCount + 1 } },
-          );
-        }
-        this.dataLines.push(value);
+        this.addData(value);
         break;
       case 'event':
         this.eventType = value;
@@ -162,17 +164,41 @@ export class SseParser {
     }
   }
 
+  private addData(value: string): void {
+    if (this.firstData === undefined) {
+      this.firstData = value;
+      this.dataLength = value.length;
+    } else {
+      (this.moreData ??= []).push(value);
+      this.dataLength += value.length + 1;
+    }
+    if (this.dataLength > this.maxEventSize) {
+      const line = this.lines.lineCount;
+      throw new ProtocolError<SsePartial>(
+        `event too large: more than ${this.maxEventSize} characters at line ${line} (event ${this.eventCount + 1})`,
+        { position: { line, event: this.eventCount + 1 } },
+      );
+    }
+  }
+
+  /** The block's data lines joined with LF. */
+  private joinedData(): string {
+    if (this.firstData === undefined) return '';
+    return this.moreData === undefined ? this.firstData : `${this.firstData}\n${this.moreData.join('\n')}`;
+  }
+
   private dispatch(): void {
-    if (this.dataLines.length === 0) {
+    if (this.firstData === undefined) {
       this.eventType = ''; // a block with no data line is not dispatched, but still ends here
       return;
     }
-    const data = this.dataLines.length === 1 ? this.dataLines[0]! : this.dataLines.join('\n');
+    const data = this.joinedData();
     const frame: SseFrame =
       this.reconnectionTime === undefined
         ? { event: this.eventType || 'message', data, id: this.lastEventId }
         : { event: this.eventType || 'message', data, id: this.lastEventId, retry: this.reconnectionTime };
-    this.dataLines = [];
+    this.firstData = undefined;
+    this.moreData = undefined;
     this.dataLength = 0;
     this.eventType = '';
     this.eventCount++;
@@ -180,6 +206,6 @@ export class SseParser {
   }
 
   private partial(): SsePartial {
-    return { data: this.dataLines.join('\n'), incompleteLine: this.lines.pendingLine };
+    return { data: this.joinedData(), incompleteLine: this.lines.pendingLine };
   }
 }

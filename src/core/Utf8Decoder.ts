@@ -10,6 +10,9 @@ export interface Utf8DecoderOptions {
   readonly fatal?: boolean;
 }
 
+/** Reused for every call: `decode` reads the option, it does not keep the object. */
+const STREAM: TextDecodeOptions = { stream: true };
+
 /**
  * The pure core of `decodeUtf8`: bytes in, text out, over any chunking.
  *
@@ -33,10 +36,12 @@ export class Utf8Decoder {
   /** Bytes decoded so far, for error positions. */
   private byteCount = 0;
   /**
-   * The bytes of an incomplete sequence at the end of what has arrived (0 to 3 of them). Kept only
-   * to name positions in errors: the decoder holds its own copy.
+   * The last three bytes of the stream (fewer at its start), copied: enough to find an incomplete
+   * sequence at the end when an error needs its position. Kept without allocating, since this runs
+   * for every chunk; the decoder holds its own copy of any pending bytes.
    */
-  private tail: number[] = [];
+  private readonly recent = new Uint8Array(3);
+  private recentLength = 0;
 
   constructor(options: Utf8DecoderOptions = {}) {
     this.fatal = options.fatal === true;
@@ -47,14 +52,12 @@ export class Utf8Decoder {
   push(bytes: Uint8Array): string {
     let text: string;
     try {
-      text = this.decoder.decode(bytes, { stream: true });
+      text = this.decoder.decode(bytes, STREAM);
     } catch (cause) {
-      throw new ProtocolError(
-        `invalid UTF-8 at byte offset ${this.invalidOffset(bytes)}`,
-        { cause, position: { byteOffset: this.invalidOffset(bytes) } },
-      );
+      const byteOffset = this.invalidOffset(bytes);
+      throw new ProtocolError(`invalid UTF-8 at byte offset ${byteOffset}`, { cause, position: { byteOffset } });
     }
-    this.tail = incompleteTail(this.tail, bytes);
+    this.remember(bytes);
     this.byteCount += bytes.length;
     return text;
   }
@@ -69,7 +72,7 @@ export class Utf8Decoder {
       rest = '\uFFFD';
     }
     if (rest !== '') {
-      const start = this.byteCount - Math.max(this.tail.length, 1);
+      const start = this.byteCount - Math.max(this.tail().length, 1);
       throw new StreamClosedEarlyError(
         `the bytes ended mid-character: an incomplete UTF-8 sequence starts at byte offset ${start}`,
         { position: { byteOffset: start } },
@@ -77,34 +80,49 @@ export class Utf8Decoder {
     }
   }
 
+  /** Keeps the last three bytes of the stream, `bytes` included. */
+  private remember(bytes: Uint8Array): void {
+    const n = bytes.length;
+    if (n >= 3) {
+      this.recent[0] = bytes[n - 3]!;
+      this.recent[1] = bytes[n - 2]!;
+      this.recent[2] = bytes[n - 1]!;
+      this.recentLength = 3;
+      return;
+    }
+    for (let i = 0; i < n; i++) {
+      if (this.recentLength < 3) {
+        this.recent[this.recentLength++] = bytes[i]!;
+      } else {
+        this.recent[0] = this.recent[1]!;
+        this.recent[1] = this.recent[2]!;
+        this.recent[2] = bytes[i]!;
+      }
+    }
+  }
+
+  /** The bytes of an incomplete sequence at the end of what has arrived (0 to 3 of them). */
+  private tail(): Uint8Array {
+    const last = this.recent.subarray(0, this.recentLength);
+    for (let i = last.length - 1; i >= 0; i--) {
+      const byte = last[i]!;
+      if ((byte & 0xc0) === 0x80) continue; // a continuation byte: keep looking for the lead
+      return utf8SequenceLength(byte) > last.length - i ? last.slice(i) : new Uint8Array(0);
+    }
+    return new Uint8Array(0);
+  }
+
   /** Where the first invalid byte of `bytes` is, counting from the start of the stream. */
   private invalidOffset(bytes: Uint8Array): number {
-    const joined = new Uint8Array(this.tail.length + bytes.length);
-    joined.set(this.tail, 0);
-    joined.set(bytes, this.tail.length);
+    const tail = this.tail();
+    const joined = new Uint8Array(tail.length + bytes.length);
+    joined.set(tail, 0);
+    joined.set(bytes, tail.length);
     const index = firstInvalidUtf8(joined);
-    return this.byteCount - this.tail.length + Math.max(index, 0);
+    return this.byteCount - tail.length + Math.max(index, 0);
   }
 }
 
-
-/**
- * The bytes of an incomplete sequence at the end of `previousTail` followed by `bytes`. Looks at
- * three bytes at most, so the cost per chunk is constant.
- */
-function incompleteTail(previousTail: readonly number[], bytes: Uint8Array): number[] {
-  const last: number[] = [];
-  for (let i = bytes.length - 1; i >= 0 && last.length < 3; i--) last.unshift(bytes[i]!);
-  for (let i = previousTail.length - 1; i >= 0 && last.length < 3; i--) last.unshift(previousTail[i]!);
-  for (let i = last.length - 1; i >= 0; i--) {
-    const byte = last[i]!;
-    if ((byte & 0xc0) === 0x80) continue; // a continuation byte: keep looking for the lead
-    const need = utf8SequenceLength(byte);
-    const have = last.length - i;
-    return need > have ? last.slice(i) : [];
-  }
-  return [];
-}
 
 /**
  * Index of the first byte that starts an invalid sequence (WHATWG's UTF-8 decoder: no overlong

@@ -153,9 +153,8 @@ export class OpenAiChatParser extends JsonDialectParser {
   }
 
   private readDelta(delta: JsonObject, choice: number, position: number): void {
-    const where = `choices[${position}].delta`;
-    let reasoning = this.readString(delta['reasoning_content'], `${where}.reasoning_content`);
-    if (reasoning === undefined) reasoning = this.readString(delta['reasoning'], `${where}.reasoning`);
+    let reasoning = this.deltaText(delta['reasoning_content'], 'reasoning_content', position);
+    if (reasoning === undefined) reasoning = this.deltaText(delta['reasoning'], 'reasoning', position);
     let content: string | undefined;
     const rawContent = delta['content'];
     if (Array.isArray(rawContent)) {
@@ -164,9 +163,9 @@ export class OpenAiChatParser extends JsonDialectParser {
       content = parts.content;
       if (parts.reasoning !== undefined) reasoning = (reasoning ?? '') + parts.reasoning;
     } else {
-      content = this.readString(rawContent, `${where}.content`);
+      content = this.deltaText(rawContent, 'content', position);
     }
-    const refusal = this.readString(delta['refusal'], `${where}.refusal`);
+    const refusal = this.deltaText(delta['refusal'], 'refusal', position);
     if (reasoning) {
       this.emit(
         this.latestPredicted === undefined
@@ -179,25 +178,36 @@ export class OpenAiChatParser extends JsonDialectParser {
 
     const toolCalls = delta['tool_calls'];
     if (Array.isArray(toolCalls)) {
-      for (let k = 0; k < toolCalls.length; k++) this.readToolCall(toolCalls[k], choice, `${where}.tool_calls[${k}]`);
+      for (let k = 0; k < toolCalls.length; k++) this.readToolCall(toolCalls[k], choice, position, k);
     } else if (toolCalls !== undefined && toolCalls !== null) {
-      throw this.protocolError(`${where}.tool_calls is not an array`);
+      throw this.protocolError(`choices[${position}].delta.tool_calls is not an array`);
     }
   }
 
-  private readToolCall(entry: unknown, choice: number, where: string): void {
-    if (!isJsonObject(entry)) throw this.protocolError(`${where} is not an object`);
+  /**
+   * A text field of a delta. The field's path is spelled out only for an error: building it for
+   * every field of every chunk would cost more than reading the field.
+   */
+  private deltaText(value: unknown, field: string, position: number): string | undefined {
+    if (typeof value === 'string') return value;
+    if (value === undefined || value === null) return undefined;
+    throw this.protocolError(`choices[${position}].delta.${field} is ${describeValue(value)}, not text`);
+  }
+
+  private readToolCall(entry: unknown, choice: number, position: number, k: number): void {
+    const where = (): string => `choices[${position}].delta.tool_calls[${k}]`;
+    if (!isJsonObject(entry)) throw this.protocolError(`${where()} is not an object`);
     const rawIndex = entry['index'];
     let providerIndex: number | undefined;
     if (rawIndex === undefined || rawIndex === null) {
-      if (this.strict) throw this.protocolError(`${where} has no index`);
+      if (this.strict) throw this.protocolError(`${where()} has no index`);
     } else if (isIndex(rawIndex)) {
       providerIndex = rawIndex;
     } else {
-      throw this.protocolError(`${where}.index is ${describeValue(rawIndex)}, not a tool-call index`);
+      throw this.protocolError(`${where()}.index is ${describeValue(rawIndex)}, not a tool-call index`);
     }
     const fn = entry['function'];
-    if (fn !== undefined && fn !== null && !isJsonObject(fn)) throw this.protocolError(`${where}.function is not an object`);
+    if (fn !== undefined && fn !== null && !isJsonObject(fn)) throw this.protocolError(`${where()}.function is not an object`);
     const id = nonEmptyString(entry['id']);
     const name = fn ? nonEmptyString(fn['name']) : undefined;
     const rawArguments = fn ? fn['arguments'] : undefined;
@@ -206,7 +216,7 @@ export class OpenAiChatParser extends JsonDialectParser {
     else if (rawArguments === undefined || rawArguments === null) fragment = '';
     // Some servers send whole calls with the arguments as an object: serialize, never concatenate.
     else if (typeof rawArguments === 'object') fragment = JSON.stringify(rawArguments);
-    else throw this.protocolError(`${where}.function.arguments is ${describeValue(rawArguments)}`);
+    else throw this.protocolError(`${where()}.function.arguments is ${describeValue(rawArguments)}`);
 
     const index = this.callIndex(choice, providerIndex, id, name, where);
     // `id` and `name` appear only as this piece had them: absent, not undefined-valued.
@@ -230,7 +240,7 @@ export class OpenAiChatParser extends JsonDialectParser {
     providerIndex: number | undefined,
     id: string | undefined,
     name: string | undefined,
-    where: string,
+    where: () => string,
   ): number {
     let calls = this.toolCalls.get(choice);
     if (calls === undefined) {
@@ -241,7 +251,7 @@ export class OpenAiChatParser extends JsonDialectParser {
     if (id !== undefined) index = calls.byId.get(id);
     else if (providerIndex !== undefined) index = calls.byProviderIndex.get(providerIndex);
     else if (name === undefined) {
-      if (calls.last < 0) throw this.protocolError(`${where} belongs to no call: it has no index, id or name`);
+      if (calls.last < 0) throw this.protocolError(`${where()} belongs to no call: it has no index, id or name`);
       index = calls.last;
     }
     if (index === undefined) {
@@ -249,7 +259,7 @@ export class OpenAiChatParser extends JsonDialectParser {
         const expected = calls.highestProviderIndex + 1;
         const firstMayBeSparse = !this.strict && calls.highestProviderIndex < 0;
         if (providerIndex > expected && !firstMayBeSparse) {
-          throw this.protocolError(`${where}.index ${providerIndex} skips ahead: the next call would be ${expected}`);
+          throw this.protocolError(`${where()}.index ${providerIndex} skips ahead: the next call would be ${expected}`);
         }
       }
       if (calls.count >= this.maxToolCalls) {
