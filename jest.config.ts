@@ -5,7 +5,7 @@ const config: Config = {
   roots: ['<rootDir>/spec'],
   testMatch: ['**/*.spec.ts'],
   transform: {
-    '^.+\\.ts$': ['ts-jest', { tsconfig: { module: 'commonjs', moduleResolution: 'node10', ignoreDeprecations: '6.0', isolatedModules: true } }],
+    '^.+\\.ts$': ['ts-jest', { tsconfig: { module: 'commonjs', moduleResolution: 'node10', ignoreDeprecations: '6.0', isolatedModules: true, experimentalDecorators: true, emitDecoratorMetadata: true } }],
   },
   // Sources import with `.js` extensions (required by the ESM build); Jest resolves the `.ts` file.
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
