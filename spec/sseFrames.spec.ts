@@ -273,6 +273,15 @@ describe('sseFrames', () => {
       expect(parse(`data: ${'x'.repeat(74)}\n\n`, { maxEventSize: 80 }).frames[0]?.data).toHaveLength(74);
     });
 
+    it('keeps a line of thousands of one-character pieces whole and in order, also when it is cut', () => {
+      const value = Array.from({ length: 3000 }, (_, i) => String.fromCharCode(97 + (i % 26))).join('');
+      const pieces = [...`data: ${value}`];
+      expect(parse([...pieces, '\n\n']).frames).toEqual([message(value)]);
+      const cut = parse(pieces);
+      expect(cut.error).toBeInstanceOf(StreamClosedEarlyError);
+      expect((cut.error as StreamClosedEarlyError).partial).toEqual({ data: '', incompleteLine: `data: ${value}` });
+    });
+
     it('has a generous default (16 MiB)', () => {
       const big = 'y'.repeat(4 * 1024 * 1024);
       expect(parse(['data: ', big, big, '\n\n']).frames[0]?.data).toHaveLength(8 * 1024 * 1024);

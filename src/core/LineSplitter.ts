@@ -3,6 +3,8 @@ import { ProtocolError } from '../errors.js';
 const LF = 10;
 const CR = 13;
 const BOM = 0xfeff;
+/** Fragments per block of a pending line (see `blocks`). */
+const BLOCK = 256;
 
 /**
  * Splits text into lines over any chunking, in time linear in the input: the line layer under
@@ -28,6 +30,12 @@ export class LineSplitter {
   /** Fragments of the line that has not ended yet, and their total length. */
   private fragments: string[] = [];
   private fragmentsLength = 0;
+  /**
+   * Every `BLOCK` fragments are joined into one block string. A long line in tiny pieces would
+   * otherwise keep millions of small strings alive until its end, and the garbage collector's work
+   * on them grows faster than the line. Each character is copied twice in all: linear.
+   */
+  private blocks: string[] = [];
   /** The last chunk ended in CR: an LF at the start of the next one ends no second line. */
   private skipLeadingLineFeed = false;
   private atStreamStart = true;
@@ -53,7 +61,7 @@ export class LineSplitter {
 
   /** The text of the line that has not ended (joined on demand, for error reports). */
   get pendingLine(): string {
-    return this.fragments.join('');
+    return this.blocks.join('') + this.fragments.join('');
   }
 
   push(text: string): void {
@@ -81,8 +89,9 @@ export class LineSplitter {
       let line = text.slice(position, lineEnd);
       if (this.fragmentsLength > 0) {
         this.fragments.push(line);
-        line = this.fragments.join('');
+        line = this.blocks.length === 0 ? this.fragments.join('') : this.blocks.join('') + this.fragments.join('');
         this.fragments = [];
+        this.blocks = [];
         this.fragmentsLength = 0;
       }
       position = lineEnd + 1;
@@ -97,6 +106,10 @@ export class LineSplitter {
       this.checkLength(this.fragmentsLength + length - position);
       this.fragments.push(position === 0 ? text : text.slice(position));
       this.fragmentsLength += length - position;
+      if (this.fragments.length === BLOCK) {
+        this.blocks.push(this.fragments.join(''));
+        this.fragments = [];
+      }
     }
   }
 
