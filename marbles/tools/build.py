@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Builds the recordings in marbles/ (standard library only).
 
-* real/      the vercel/ai recordings, rebuilt as wire bytes from /work/shared/recordings/ai-sdk/
+* real/      the vercel/ai recordings, rebuilt as wire bytes from ../shared/recordings/ai-sdk/ (beside the checkout)
              (`*.chunks.txt`: `data: <line>\\n\\n` per non-empty line, then `data: [DONE]\\n\\n`;
              the native Anthropic file: `event: <type>\\ndata: <line>\\n\\n`, no [DONE]; `*.sse`
              copied byte for byte).
-* dialects/  /work/shared/reference/dialect-examples/, copied byte for byte.
+* dialects/  ../shared/reference/dialect-examples/, copied byte for byte.
 * openai/    the synthetic OpenAI Chat Completions streams. Each case states its intended result by
              hand, next to the chunks, and that intent is written as NAME.expected.json. It is not
              computed from the bytes: `expected.py --check` then reads the bytes independently and
@@ -535,8 +535,9 @@ def build_synthetic():
 
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    parser.add_argument('--recordings', default='/work/shared/recordings/ai-sdk')
-    parser.add_argument('--examples', default='/work/shared/reference/dialect-examples')
+    shared = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', 'shared')
+    parser.add_argument('--recordings', default=os.path.join(shared, 'recordings', 'ai-sdk'))
+    parser.add_argument('--examples', default=os.path.join(shared, 'reference', 'dialect-examples'))
     parser.add_argument('--only', choices=['openai', 'real', 'dialects'])
     options = parser.parse_args(argv)
     if options.only in (None, 'openai'):

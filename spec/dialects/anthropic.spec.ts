@@ -6,12 +6,14 @@ import { AnthropicParser, anthropic } from '../../src/dialects/anthropic';
 import { DialectOptions } from '../../src/dialects/Dialect';
 import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors';
 import { ChatEvent, Completion } from '../../src/events';
-import { assembleBytes, assembleText, readBytes } from '../support/dialect';
+import { assembleBytes, assembleText, readBytes, marbleFile } from '../support/dialect';
 import { frame } from '../support/frames';
 
-const EXAMPLE = '/work/shared/reference/dialect-examples/anthropic-messages.sse';
-const JSON_TOOL_RECORDING = '/work/shared/recordings/ai-sdk/anthropic-json-tool.2.chunks.txt';
-const GATEWAY_RECORDING = '/work/shared/recordings/ai-sdk/anthropic-fallback-tool-call.sse';
+// The example stream of the dialect notes, copied byte for byte into marbles/.
+const EXAMPLE = marbleFile('dialects/anthropic-messages.sse');
+// The recording as rebuilt in marbles/ (with event names); its data lines are the recorded payloads.
+const JSON_TOOL_RECORDING = marbleFile('real/anthropic-json-tool.2.sse');
+const GATEWAY_RECORDING = marbleFile('real/anthropic-fallback-tool-call.sse');
 
 /** Runs frames through the anthropic core; returns the events and the error, if any. */
 function read(frames: readonly SseFrame[], options?: DialectOptions): { events: ChatEvent[]; error?: unknown } {
@@ -146,7 +148,10 @@ describe('anthropic', () => {
 
   describe('recorded streams', () => {
     it('assembles the native recording anthropic-json-tool.2 (event names dropped, data-only frames)', () => {
-      const lines = readFileSync(JSON_TOOL_RECORDING, 'utf8').split('\n').filter((line) => line.trim() !== '');
+      const lines = readFileSync(JSON_TOOL_RECORDING, 'utf8')
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => line.slice('data: '.length));
       const bytes = new TextEncoder().encode(lines.map((line) => `data: ${line}\n\n`).join(''));
       const json = {
         index: 0,

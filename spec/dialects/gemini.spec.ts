@@ -7,10 +7,11 @@ import { GeminiParser, gemini } from '../../src/dialects/gemini';
 import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors';
 import { ChatEvent, Completion } from '../../src/events';
 import { runSync } from '../support/collect';
-import { assembleBytes, assembleText, readBytes } from '../support/dialect';
+import { assembleBytes, assembleText, readBytes, marbleFile } from '../support/dialect';
 import { frame } from '../support/frames';
 
-const EXAMPLE = '/work/shared/reference/dialect-examples/gemini-native.sse';
+// The example stream of the dialect notes, copied byte for byte into marbles/.
+const EXAMPLE = marbleFile('dialects/gemini-native.sse');
 
 /** Runs frames through the gemini core; returns the events and the error, if any. */
 function readGemini(frames: readonly SseFrame[], options: DialectOptions = {}): { events: ChatEvent[]; error?: unknown } {

@@ -6,10 +6,11 @@ import { DialectOptions } from '../../src/dialects/Dialect';
 import { LlamaCppCompletionParser, llamacppCompletion } from '../../src/dialects/llamacppCompletion';
 import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors';
 import { ChatEvent, Completion } from '../../src/events';
-import { assembleBytes, assembleText, readBytes } from '../support/dialect';
+import { assembleBytes, assembleText, readBytes, marbleFile } from '../support/dialect';
 import { frame } from '../support/frames';
 
-const EXAMPLE = '/work/shared/reference/dialect-examples/llamacpp-completion.sse';
+// The example stream of the dialect notes, copied byte for byte into marbles/.
+const EXAMPLE = marbleFile('dialects/llamacpp-completion.sse');
 
 /** Runs frames through the llama.cpp /completion core; returns the events and the error, if any. */
 function read(frames: readonly SseFrame[], options?: DialectOptions): { events: ChatEvent[]; error?: unknown } {

@@ -7,10 +7,11 @@ import { OllamaParser, ollama } from '../../src/dialects/ollama';
 import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors';
 import { ChatEvent, Completion } from '../../src/events';
 import { runSync } from '../support/collect';
-import { assembleBytes, assembleText, readBytes } from '../support/dialect';
+import { assembleBytes, assembleText, readBytes, marbleFile } from '../support/dialect';
 import { frame } from '../support/frames';
 
-const EXAMPLE = '/work/shared/reference/dialect-examples/ollama-native.ndjson';
+// The example stream of the dialect notes, copied byte for byte into marbles/.
+const EXAMPLE = marbleFile('dialects/ollama-native.ndjson');
 const NDJSON = { framing: 'ndjson' } as const;
 
 /** Runs lines (as frames) through the ollama core; returns the events and the error, if any. */

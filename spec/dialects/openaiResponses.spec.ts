@@ -8,10 +8,11 @@ import { OpenAiResponsesParser, openaiResponses } from '../../src/dialects/opena
 import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors';
 import { ChatEvent, Completion } from '../../src/events';
 import { runSync } from '../support/collect';
-import { assembleBytes, assembleText } from '../support/dialect';
+import { assembleBytes, assembleText, marbleFile } from '../support/dialect';
 import { frame } from '../support/frames';
 
-const EXAMPLE = '/work/shared/reference/dialect-examples/openai-responses.sse';
+// The example stream of the dialect notes, copied byte for byte into marbles/.
+const EXAMPLE = marbleFile('dialects/openai-responses.sse');
 
 const RESP = 'resp_0a1b2c3d4e5f67890a1b2c3d4e5f67890a1b2c3d4e5f6789';
 const MODEL = 'o4-mini-2025-04-16';

@@ -1,4 +1,5 @@
 import { readFileSync } from 'fs';
+import { join } from 'path';
 import { CompletionTracker } from '../../src/core/CompletionTracker';
 import { NdjsonParser } from '../../src/core/NdjsonParser';
 import { SseFrame, SseParser } from '../../src/core/SseParser';
@@ -51,7 +52,12 @@ export function assembleText(text: string, factory: DialectFactory, options: Par
   return assembleBytes(new TextEncoder().encode(text), factory, options);
 }
 
-/** A file under /work/shared or the repository, as bytes. */
+/** A file as bytes. */
 export function readBytes(path: string): Uint8Array {
   return new Uint8Array(readFileSync(path));
+}
+
+/** The path of a recording under this repository's `marbles/` (`dialects/anthropic-messages.sse`). */
+export function marbleFile(relative: string): string {
+  return join(__dirname, '..', '..', 'marbles', relative);
 }
