@@ -2,12 +2,12 @@ import { readFileSync } from 'fs';
 import { TestScheduler } from 'rxjs/testing';
 import { assembleChunks } from '../../src/assembleChunks';
 import { SseFrame } from '../../src/core/SseParser';
-import { AnthropicParser, anthropic } from '../../src/dialects/anthropic';
+import { anthropic } from '../../src/dialects/anthropic';
 import { DialectOptions } from '../../src/dialects/Dialect';
 import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors';
 import { ChatEvent, Completion } from '../../src/events';
 import { assembleBytes, assembleText, readBytes, marbleFile } from '../support/dialect';
-import { frame } from '../support/frames';
+import { frame, readDialect } from '../support/frames';
 
 // The example stream of the dialect notes, copied byte for byte into marbles/.
 const EXAMPLE = marbleFile('dialects/anthropic-messages.sse');
@@ -16,17 +16,7 @@ const JSON_TOOL_RECORDING = marbleFile('real/anthropic-json-tool.2.sse');
 const GATEWAY_RECORDING = marbleFile('real/anthropic-fallback-tool-call.sse');
 
 /** Runs frames through the anthropic core; returns the events and the error, if any. */
-function read(frames: readonly SseFrame[], options?: DialectOptions): { events: ChatEvent[]; error?: unknown } {
-  const events: ChatEvent[] = [];
-  const parser = new AnthropicParser((event) => events.push(event), options);
-  try {
-    for (const f of frames) parser.push(f);
-    parser.end();
-  } catch (error) {
-    return { events, error };
-  }
-  return { events };
-}
+const read = (frames: readonly SseFrame[], options?: DialectOptions) => readDialect(anthropic, frames, options);
 
 /** A frame as Anthropic sends it: the event name repeats `data.type`. */
 const named = (payload: { type: string } & Record<string, unknown>) => frame(payload, payload.type);

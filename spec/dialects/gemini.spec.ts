@@ -3,28 +3,18 @@ import { TestScheduler } from 'rxjs/testing';
 import { assembleChunks } from '../../src/assembleChunks';
 import { SseFrame } from '../../src/core/SseParser';
 import { DialectOptions } from '../../src/dialects/Dialect';
-import { GeminiParser, gemini } from '../../src/dialects/gemini';
+import { gemini } from '../../src/dialects/gemini';
 import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors';
 import { ChatEvent, Completion } from '../../src/events';
 import { runSync } from '../support/collect';
 import { assembleBytes, assembleText, readBytes, marbleFile } from '../support/dialect';
-import { frame } from '../support/frames';
+import { frame, readDialect } from '../support/frames';
 
 // The example stream of the dialect notes, copied byte for byte into marbles/.
 const EXAMPLE = marbleFile('dialects/gemini-native.sse');
 
 /** Runs frames through the gemini core; returns the events and the error, if any. */
-function readGemini(frames: readonly SseFrame[], options: DialectOptions = {}): { events: ChatEvent[]; error?: unknown } {
-  const events: ChatEvent[] = [];
-  const parser = new GeminiParser((event) => events.push(event), options);
-  try {
-    for (const f of frames) parser.push(f);
-    parser.end();
-  } catch (error) {
-    return { events, error };
-  }
-  return { events };
-}
+const readGemini = (frames: readonly SseFrame[], options?: DialectOptions) => readDialect(gemini, frames, options);
 
 /** A Gemini chunk with one candidate (index 0) holding `parts`. */
 function chunk(parts: unknown[], candidate: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {

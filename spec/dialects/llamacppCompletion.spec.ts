@@ -3,27 +3,17 @@ import { TestScheduler } from 'rxjs/testing';
 import { assembleChunks } from '../../src/assembleChunks';
 import { SseFrame } from '../../src/core/SseParser';
 import { DialectOptions } from '../../src/dialects/Dialect';
-import { LlamaCppCompletionParser, llamacppCompletion } from '../../src/dialects/llamacppCompletion';
+import { llamacppCompletion } from '../../src/dialects/llamacppCompletion';
 import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors';
 import { ChatEvent, Completion } from '../../src/events';
 import { assembleBytes, assembleText, readBytes, marbleFile } from '../support/dialect';
-import { frame } from '../support/frames';
+import { frame, readDialect } from '../support/frames';
 
 // The example stream of the dialect notes, copied byte for byte into marbles/.
 const EXAMPLE = marbleFile('dialects/llamacpp-completion.sse');
 
-/** Runs frames through the llama.cpp /completion core; returns the events and the error, if any. */
-function read(frames: readonly SseFrame[], options?: DialectOptions): { events: ChatEvent[]; error?: unknown } {
-  const events: ChatEvent[] = [];
-  const parser = new LlamaCppCompletionParser((event) => events.push(event), options);
-  try {
-    for (const f of frames) parser.push(f);
-    parser.end();
-  } catch (error) {
-    return { events, error };
-  }
-  return { events };
-}
+/** Runs frames through the llamacppCompletion core; returns the events and the error, if any. */
+const read = (frames: readonly SseFrame[], options?: DialectOptions) => readDialect(llamacppCompletion, frames, options);
 
 /** A partial chunk as the server sends it (`tokens_*` only when given). */
 const piece = (content: string, extra: Record<string, unknown> = {}) =>

@@ -3,29 +3,19 @@ import { TestScheduler } from 'rxjs/testing';
 import { assembleChunks } from '../../src/assembleChunks';
 import { SseFrame } from '../../src/core/SseParser';
 import { DialectOptions } from '../../src/dialects/Dialect';
-import { OllamaParser, ollama } from '../../src/dialects/ollama';
+import { ollama } from '../../src/dialects/ollama';
 import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors';
 import { ChatEvent, Completion } from '../../src/events';
 import { runSync } from '../support/collect';
 import { assembleBytes, assembleText, readBytes, marbleFile } from '../support/dialect';
-import { frame } from '../support/frames';
+import { frame, readDialect } from '../support/frames';
 
 // The example stream of the dialect notes, copied byte for byte into marbles/.
 const EXAMPLE = marbleFile('dialects/ollama-native.ndjson');
 const NDJSON = { framing: 'ndjson' } as const;
 
-/** Runs lines (as frames) through the ollama core; returns the events and the error, if any. */
-function readOllama(frames: readonly SseFrame[], options: DialectOptions = {}): { events: ChatEvent[]; error?: unknown } {
-  const events: ChatEvent[] = [];
-  const parser = new OllamaParser((event) => events.push(event), options);
-  try {
-    for (const f of frames) parser.push(f);
-    parser.end();
-  } catch (error) {
-    return { events, error };
-  }
-  return { events };
-}
+/** Runs frames through the ollama core; returns the events and the error, if any. */
+const readOllama = (frames: readonly SseFrame[], options?: DialectOptions) => readDialect(ollama, frames, options);
 
 /** An `/api/chat` line with this message (and no `done`). */
 function line(message: Record<string, unknown>, extra: Record<string, unknown> = {}) {

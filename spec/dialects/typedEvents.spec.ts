@@ -2,24 +2,14 @@ import { TestScheduler } from 'rxjs/testing';
 import { assembleChunks } from '../../src/assembleChunks';
 import { SseFrame } from '../../src/core/SseParser';
 import { DialectOptions } from '../../src/dialects/Dialect';
-import { TypedEventsParser, typedEvents } from '../../src/dialects/typedEvents';
+import { typedEvents } from '../../src/dialects/typedEvents';
 import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors';
-import { ChatEvent, Completion } from '../../src/events';
+import { Completion } from '../../src/events';
 import { assembleBytes, assembleText } from '../support/dialect';
-import { frame } from '../support/frames';
+import { frame, readDialect } from '../support/frames';
 
-/** Runs frames through the typed-events core; returns the events and the error, if any. */
-function read(frames: readonly SseFrame[], options?: DialectOptions): { events: ChatEvent[]; error?: unknown } {
-  const events: ChatEvent[] = [];
-  const parser = new TypedEventsParser((event) => events.push(event), options);
-  try {
-    for (const f of frames) parser.push(f);
-    parser.end();
-  } catch (error) {
-    return { events, error };
-  }
-  return { events };
-}
+/** Runs frames through the typedEvents core; returns the events and the error, if any. */
+const read = (frames: readonly SseFrame[], options?: DialectOptions) => readDialect(typedEvents, frames, options);
 
 const DONE = frame('[DONE]', 'done');
 const text = (delta: unknown) => frame({ type: 'text', delta });

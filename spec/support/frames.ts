@@ -1,6 +1,7 @@
 import { SseFrame } from '../../src/core/SseParser';
 import { ChatEvent } from '../../src/events';
-import { OpenAiChatOptions, OpenAiChatParser } from '../../src/dialects/openaiChat';
+import { DialectFactory, DialectOptions } from '../../src/dialects/Dialect';
+import { OpenAiChatOptions, openaiChat } from '../../src/dialects/openaiChat';
 
 /** A frame carrying `payload` as JSON (or as is, when it is a string). */
 export function frame(payload: unknown, event = 'message'): SseFrame {
@@ -14,10 +15,14 @@ export function chunk(delta: Record<string, unknown>, extra: Record<string, unkn
   return { id: 'chatcmpl-1', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta, finish_reason: finish }], ...extra };
 }
 
-/** Runs frames through the openai-chat core; returns the events and the error, if any. */
-export function readChat(frames: readonly SseFrame[], options?: OpenAiChatOptions): { events: ChatEvent[]; error?: unknown } {
+/** Runs frames through a dialect's core; returns the events and the error, if any. */
+export function readDialect(
+  factory: DialectFactory,
+  frames: readonly SseFrame[],
+  options: DialectOptions = {},
+): { events: ChatEvent[]; error?: unknown } {
   const events: ChatEvent[] = [];
-  const parser = new OpenAiChatParser((event) => events.push(event), options);
+  const parser = factory((event) => events.push(event), options);
   try {
     for (const f of frames) parser.push(f);
     parser.end();
@@ -25,4 +30,9 @@ export function readChat(frames: readonly SseFrame[], options?: OpenAiChatOption
     return { events, error };
   }
   return { events };
+}
+
+/** Runs frames through the openai-chat core; returns the events and the error, if any. */
+export function readChat(frames: readonly SseFrame[], options?: OpenAiChatOptions): { events: ChatEvent[]; error?: unknown } {
+  return readDialect(openaiChat, frames, options);
 }
