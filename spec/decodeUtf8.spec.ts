@@ -120,9 +120,9 @@ describe('decodeUtf8', () => {
       expect(decode([bytes(0xed, 0xa0, 0x80)]).values.join('')).toBe('\ufffd\ufffd\ufffd');
     });
 
-    it('names the byte offset of an invalid byte under fatal', () => {
+    it('names the byte offset of an invalid byte under fatal, after passing on the text before it', () => {
       const outcome = decode([utf8('ab'), bytes(0x63, 0xff)], true);
-      expect(outcome.values).toEqual(['ab']);
+      expect(outcome.values).toEqual(['ab', 'c']);
       expect(outcome.error).toBeInstanceOf(ProtocolError);
       expect((outcome.error as ProtocolError).message).toBe('invalid UTF-8 at byte offset 3');
       expect((outcome.error as ProtocolError).position).toEqual({ byteOffset: 3 });

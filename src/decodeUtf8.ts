@@ -1,5 +1,6 @@
 import { Observable, OperatorFunction } from 'rxjs';
 import { Utf8Decoder, Utf8DecoderOptions } from './core/Utf8Decoder.js';
+import { ProtocolError } from './errors.js';
 import { subscribeLinked } from './internal/subscribeLinked.js';
 
 /**
@@ -36,7 +37,16 @@ export function decodeUtf8(options: Utf8DecoderOptions = {}): OperatorFunction<U
       const decoder = new Utf8Decoder(options);
       subscribeLinked(source, subscriber, {
         next(bytes) {
-          const text = decoder.push(bytes);
+          let text: string;
+          try {
+            text = decoder.push(bytes);
+          } catch (error) {
+            // Under `fatal`, the text before the invalid bytes still arrived: pass it on, then fail.
+            if (error instanceof ProtocolError && typeof error.partial === 'string' && error.partial !== '') {
+              subscriber.next(error.partial);
+            }
+            throw error;
+          }
           if (text !== '') subscriber.next(text);
         },
         complete() {

@@ -1,3 +1,6 @@
+import type { ToolCall } from './events.js';
+import type { StandardSchemaV1Issue } from './standardSchema.js';
+
 /**
  * Where in the input a fault was found. Each layer fills in what it counts: the byte layer a byte
  * offset, the frame layer a line and an event number, the assembly layers a frame number.
@@ -86,6 +89,24 @@ export class ProtocolError<P = unknown> extends LlmStreamError<P> {
 }
 
 /**
+ * No value arrived for longer than `idleTimeout` allows: the server (or a proxy) stalled with the
+ * connection still open. Without a timer such a stream would neither end nor fail.
+ *
+ * Keep-alive comments count as values when `idleTimeout` sits on the text, before `sseFrames`, so a
+ * server that pings while it thinks is not idle.
+ *
+ * @example
+ * ```ts
+ * import { StreamIdleError } from 'rxjs-llm-stream';
+ *
+ * if (err instanceof StreamIdleError) retryOrShow(err.partial);
+ * ```
+ */
+export class StreamIdleError<P = unknown> extends LlmStreamError<P> {
+  override readonly name = 'StreamIdleError';
+}
+
+/**
  * True for any error raised by this library, including one created in another realm (an iframe, a
  * second copy of the package), where `instanceof` fails.
  *
@@ -108,6 +129,7 @@ const LIBRARY_ERROR_NAMES: ReadonlySet<string> = new Set([
   'StreamClosedEarlyError',
   'ProtocolError',
   'ProviderError',
+  'StreamIdleError',
   'ToolArgumentsError',
 ]);
 
@@ -147,5 +169,45 @@ export class ProviderError<P = unknown> extends LlmStreamError<P> {
     this.code = options.code;
     this.status = options.status;
     this.body = options.body;
+  }
+}
+
+/** Options of {@link ToolArgumentsError}. */
+export interface ToolArgumentsErrorOptions<P> extends LlmStreamErrorOptions<P> {
+  /** The call whose arguments were refused, as it arrived (arguments text and parsed `args`). */
+  readonly call: ToolCall;
+  /** The choice the call belongs to. */
+  readonly choice: number;
+  /** What was wrong: the schema's issues, or one issue made here (a predicate said no, no such tool). */
+  readonly issues: ReadonlyArray<StandardSchemaV1Issue>;
+}
+
+/**
+ * A whole tool call whose arguments did not validate, or that names a tool nobody declared
+ * (`validateToolCalls`). Raised before the call reaches anything that could run it.
+ *
+ * `issues` holds the schema's own issues (message and path), so they can be sent back to the model
+ * as they are; `partial` the completion as it was when the call was refused.
+ *
+ * @example
+ * ```ts
+ * import { ToolArgumentsError } from 'rxjs-llm-stream';
+ *
+ * if (err instanceof ToolArgumentsError) {
+ *   askModelToRetry(err.call.name, err.issues.map((issue) => issue.message));
+ * }
+ * ```
+ */
+export class ToolArgumentsError<P = unknown> extends LlmStreamError<P> {
+  override readonly name = 'ToolArgumentsError';
+  readonly call: ToolCall;
+  readonly choice: number;
+  readonly issues: ReadonlyArray<StandardSchemaV1Issue>;
+
+  constructor(message: string, options: ToolArgumentsErrorOptions<P>) {
+    super(message, options);
+    this.call = options.call;
+    this.choice = options.choice;
+    this.issues = options.issues;
   }
 }

@@ -1,4 +1,4 @@
-export { LlmStreamError, StreamClosedEarlyError, ProtocolError, ProviderError, isLlmStreamError } from './errors.js';
+export { LlmStreamError, StreamClosedEarlyError, ProtocolError, ProviderError, StreamIdleError, isLlmStreamError } from './errors.js';
 export type { StreamPosition, LlmStreamErrorOptions, ProviderErrorOptions } from './errors.js';
 
 export { Utf8Decoder } from './core/Utf8Decoder.js';
@@ -31,6 +31,8 @@ export { sseFrames } from './sseFrames.js';
 export { ndjsonFrames } from './ndjsonFrames.js';
 export { encodeSse, encodeSseBytes, SseEncoder } from './encodeSse.js';
 export { toMessageEvents } from './toMessageEvents.js';
+export { idleTimeout } from './idleTimeout.js';
+export type { IdleTimeoutOptions } from './idleTimeout.js';
 export type { SseMessageEvent } from './toMessageEvents.js';
 export { fromResponse } from './io/fromResponse.js';
 export type { FromResponseOptions } from './io/fromResponse.js';

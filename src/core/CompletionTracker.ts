@@ -83,6 +83,8 @@ class ChoiceState {
   readonly calls = new Map<number, CallState>();
   finishReason: FinishReason | null = null;
   rawFinishReason: string | null = null;
+  /** Calls not closed yet: a finish with none open has nothing to sort or close. */
+  openCalls = 0;
   constructor(readonly index: number) {}
 }
 
@@ -166,6 +168,8 @@ export class CompletionTracker {
         const choice = this.choice(event.choice);
         choice.rawFinishReason = event.raw;
         choice.finishReason = event.reason === 'stop' && choice.calls.size > 0 ? 'tool_calls' : event.reason;
+        // A repeated finish must not cost a sort of every call each time.
+        if (choice.openCalls === 0) return NO_CALLS;
         let closed: ClosedToolCall[] | undefined;
         for (const call of sortedCalls(choice)) {
           if (call.closed !== undefined) continue;
@@ -285,6 +289,7 @@ export class CompletionTracker {
       }
       call = new CallState(index);
       choice.calls.set(index, call);
+      choice.openCalls++;
     } else if (call.closed !== undefined) {
       throw new ProtocolError(`a fragment arrived for tool call ${index} of choice ${choiceIndex} after it closed`);
     }
@@ -309,6 +314,7 @@ export class CompletionTracker {
       }
     }
     call.closed = { index: call.index, id: call.id, name: call.name, arguments: call.arguments, args };
+    this.choices.get(choice)!.openCalls--;
     return call.closed;
   }
 }

@@ -55,7 +55,13 @@ export class Utf8Decoder {
       text = this.decoder.decode(bytes, STREAM);
     } catch (cause) {
       const byteOffset = this.invalidOffset(bytes);
-      throw new ProtocolError(`invalid UTF-8 at byte offset ${byteOffset}`, { cause, position: { byteOffset } });
+      // The text before the invalid bytes arrived whole: it is the partial, for decodeUtf8 to pass on,
+      // so that what arrives before the fault does not depend on where the chunks were cut.
+      throw new ProtocolError<string>(`invalid UTF-8 at byte offset ${byteOffset}`, {
+        cause,
+        position: { byteOffset },
+        partial: this.textBefore(bytes, byteOffset),
+      });
     }
     this.remember(bytes);
     this.byteCount += bytes.length;
@@ -110,6 +116,20 @@ export class Utf8Decoder {
       return utf8SequenceLength(byte) > last.length - i ? last.slice(i) : new Uint8Array(0);
     }
     return new Uint8Array(0);
+  }
+
+  /**
+   * The text of the bytes before stream offset `byteOffset` that this decoder has not returned yet:
+   * a sequence left open by the previous chunk, then `bytes` up to the offset.
+   */
+  private textBefore(bytes: Uint8Array, byteOffset: number): string {
+    const tail = this.tail();
+    const start = this.byteCount - tail.length;
+    const joined = new Uint8Array(tail.length + bytes.length);
+    joined.set(tail, 0);
+    joined.set(bytes, tail.length);
+    // A BOM is dropped only at the very start of the stream, as the streaming decoder does.
+    return new TextDecoder('utf-8', { ignoreBOM: start > 0 }).decode(joined.subarray(0, Math.max(byteOffset - start, 0)));
   }
 
   /** Where the first invalid byte of `bytes` is, counting from the start of the stream. */

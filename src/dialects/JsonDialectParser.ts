@@ -50,6 +50,23 @@ export abstract class JsonDialectParser implements DialectParser {
     throw this.protocolError(`${where} is ${describeValue(value)}, not text`);
   }
 
+  /**
+   * A JSON value from a payload written back as text (arguments sent as an object). `JSON.parse`
+   * reads nesting of any depth, but `JSON.stringify` recurses: a value nested 100,000 deep would
+   * escape as a `RangeError` (stack overflow). It is a `ProtocolError` naming `where` instead.
+   */
+  protected serialize(value: unknown, where: string): string {
+    try {
+      return JSON.stringify(value);
+    } catch (cause) {
+      if (!(cause instanceof RangeError)) throw cause;
+      throw new ProtocolError(`frame ${this.frameCount}: ${where} is nested too deeply to serialize`, {
+        cause,
+        position: { event: this.frameCount },
+      });
+    }
+  }
+
   protected protocolError(what: string): ProtocolError {
     return new ProtocolError(`frame ${this.frameCount}: ${what}`, { position: { event: this.frameCount } });
   }

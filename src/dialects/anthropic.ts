@@ -180,7 +180,7 @@ export class AnthropicParser extends JsonDialectParser {
           throw this.protocolError(`${where}.input is ${describeValue(input)}, not an object`);
         }
         // The `input: {}` of a streamed call is a placeholder; a filled one is kept in case no delta follows.
-        const placeholder = isJsonObject(input) && Object.keys(input).length > 0 ? JSON.stringify(input) : undefined;
+        const placeholder = isJsonObject(input) && Object.keys(input).length > 0 ? this.serialize(input, `${where}.input`) : undefined;
         const call = this.callCount++;
         this.blocks.set(index, new Block('tool_use', call, placeholder));
         this.emit({ type: 'tool-call-delta', choice: 0, index: call, id, name, arguments: '' });

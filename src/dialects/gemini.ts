@@ -52,6 +52,11 @@ export class GeminiParser extends JsonDialectParser {
   private readonly callCounts = new Map<number, number>();
   /** Candidates seen, and whether each has finished. */
   private readonly finished = new Map<number, boolean>();
+  /**
+   * How many of them have not finished. Counted, not looked up: scanning every candidate after every
+   * chunk would make a stream that names a new candidate in each chunk cost quadratic time.
+   */
+  private unfinished = 0;
 
   push(frame: SseFrame): void {
     this.frameCount++;
@@ -112,7 +117,7 @@ export class GeminiParser extends JsonDialectParser {
       throw this.protocolError('usageMetadata is not an object');
     }
 
-    if (this.finished.size > 0 && [...this.finished.values()].every(Boolean)) {
+    if (this.finished.size > 0 && this.unfinished === 0) {
       this.done = true;
       this.emit({ type: 'done' });
     }
@@ -127,7 +132,7 @@ export class GeminiParser extends JsonDialectParser {
     else if (rawIndex !== undefined && rawIndex !== null) {
       throw this.protocolError(`${where}.index is ${describeValue(rawIndex)}, not a candidate index`);
     }
-    if (!this.finished.has(choice)) this.finished.set(choice, false);
+    this.see(choice);
 
     const content = candidate['content'];
     if (isJsonObject(content)) {
@@ -183,7 +188,7 @@ export class GeminiParser extends JsonDialectParser {
     const base = this.responseId ?? 'gemini';
     const id = nonEmptyString(call['id']) ?? (choice === 0 ? `${base}-call-${index}` : `${base}-choice-${choice}-call-${index}`);
     // The call is whole: its arguments are an object, serialized once, and it closes at once.
-    this.emit({ type: 'tool-call-delta', choice, index, id, name, arguments: JSON.stringify(args ?? {}) });
+    this.emit({ type: 'tool-call-delta', choice, index, id, name, arguments: this.serialize(args ?? {}, `${where}.args`) });
     this.emit({ type: 'tool-call-end', choice, index });
   }
 
@@ -195,14 +200,22 @@ export class GeminiParser extends JsonDialectParser {
     if (typeof reason !== 'string' || reason === '') {
       throw this.protocolError(`promptFeedback.blockReason is ${describeValue(reason)}`);
     }
-    if (!this.finished.has(0)) this.finished.set(0, false);
+    this.see(0);
     this.finish(0, reason);
+  }
+
+  /** Notes a candidate, unfinished until its finishReason comes. */
+  private see(choice: number): void {
+    if (this.finished.has(choice)) return;
+    this.finished.set(choice, false);
+    this.unfinished++;
   }
 
   private finish(choice: number, raw: string): void {
     // One finish per candidate: a repeated finishReason in the same chunk changes nothing.
     if (this.finished.get(choice) === true) return;
     this.finished.set(choice, true);
+    this.unfinished--;
     const reason = normalizeFinishReason(raw, (this.callCounts.get(choice) ?? 0) > 0);
     this.emit({ type: 'finish', choice, reason, raw });
   }

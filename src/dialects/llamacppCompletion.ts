@@ -190,10 +190,11 @@ export class LlamaCppCompletionParser extends JsonDialectParser {
 export const llamacppCompletion: DialectFactory = (emit, options) => new LlamaCppCompletionParser(emit, options);
 
 function readTimings(raw: JsonObject): Timings {
-  const timings: Record<string, number> = {};
+  const timings: [string, number][] = [];
   for (const key of Object.keys(raw)) {
     const value = finiteNumber(raw[key]);
-    if (value !== undefined) timings[key] = value;
+    if (value !== undefined) timings.push([key, value]);
   }
-  return timings;
+  // Defined, not assigned: `timings[key] = value` with the key `__proto__` would drop the field.
+  return Object.fromEntries(timings);
 }

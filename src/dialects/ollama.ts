@@ -114,7 +114,7 @@ export class OllamaParser extends JsonDialectParser {
     const raw = fn['arguments'];
     let args: string;
     // Ollama sends the arguments as an object: serialize it once, never concatenate.
-    if (isJsonObject(raw)) args = JSON.stringify(raw);
+    if (isJsonObject(raw)) args = this.serialize(raw, `${where}.function.arguments`);
     else if (raw === undefined || raw === null) args = '{}';
     // An OpenAI-style string is the same arguments as text; only `strict` refuses it.
     else if (typeof raw === 'string' && !this.strict) args = raw;

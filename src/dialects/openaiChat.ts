@@ -110,7 +110,8 @@ export class OpenAiChatParser extends JsonDialectParser {
     const choices = chunk['choices'];
     if (Array.isArray(choices)) {
       for (let position = 0; position < choices.length; position++) this.readChoice(choices[position], position);
-    } else if (choices !== undefined && choices !== null && (this.strict || !isJsonObject(choices))) {
+    } else if (choices !== undefined && choices !== null && (this.strict || !isJsonObject(choices) || Object.keys(choices).length > 0)) {
+      // Only `{}` is absorbed: it carries nothing. An object that holds anything would be choices dropped unread.
       throw this.protocolError('choices is not an array');
     }
 
@@ -215,7 +216,7 @@ export class OpenAiChatParser extends JsonDialectParser {
     if (typeof rawArguments === 'string') fragment = rawArguments;
     else if (rawArguments === undefined || rawArguments === null) fragment = '';
     // Some servers send whole calls with the arguments as an object: serialize, never concatenate.
-    else if (typeof rawArguments === 'object') fragment = JSON.stringify(rawArguments);
+    else if (typeof rawArguments === 'object') fragment = this.serialize(rawArguments, `${where()}.function.arguments`);
     else throw this.protocolError(`${where()}.function.arguments is ${describeValue(rawArguments)}`);
 
     const index = this.callIndex(choice, providerIndex, id, name, where);
@@ -279,12 +280,13 @@ export class OpenAiChatParser extends JsonDialectParser {
 }
 
 function readTimings(raw: JsonObject): Timings {
-  const timings: Record<string, number> = {};
+  const timings: [string, number][] = [];
   for (const key of Object.keys(raw)) {
     const value = finiteNumber(raw[key]);
-    if (value !== undefined) timings[key] = value;
+    if (value !== undefined) timings.push([key, value]);
   }
-  return timings;
+  // Defined, not assigned: `timings[key] = value` with the key `__proto__` would drop the field.
+  return Object.fromEntries(timings);
 }
 
 function readContentParts(parts: readonly unknown[]): { content?: string; reasoning?: string } {

@@ -345,7 +345,7 @@ export class OpenAiResponsesParser extends JsonDialectParser {
   private readArgumentText(value: unknown, where: string): string | undefined {
     if (value === undefined || value === null) return undefined;
     if (typeof value === 'string') return value;
-    if (typeof value === 'object') return JSON.stringify(value);
+    if (typeof value === 'object') return this.serialize(value, where);
     throw this.protocolError(`${where} is ${describeValue(value)}, not text`);
   }
 

@@ -122,7 +122,7 @@ export class TypedEventsParser extends JsonDialectParser {
     if (typeof args === 'string') fragment = args;
     else if (args === undefined || args === null) fragment = '';
     // Arguments sent whole as an object are serialized, never concatenated as "[object Object]".
-    else if (isJsonObject(args)) fragment = JSON.stringify(args);
+    else if (isJsonObject(args)) fragment = this.serialize(args, `tool_call_delta ${call.index}: args`);
     else throw this.protocolError(`tool_call_delta ${call.index}: args is ${describeValue(args)}`);
     this.emit({ type: 'tool-call-delta', choice: 0, index: call.index, arguments: fragment });
   }
