@@ -92,7 +92,9 @@ export class AutoDialectParser implements DialectParser {
       return;
     }
     if (this.waiting.length > 0) {
-      throw new ProtocolError(`the stream ended after ${this.frameCount} frames that name no dialect`);
+      throw new ProtocolError(
+        `the stream ended after ${this.frameCount} frame${this.frameCount === 1 ? '' : 's'} that name${this.frameCount === 1 ? 's' : ''} no dialect`,
+      );
     }
     throw new StreamClosedEarlyError('the stream ended before any frame arrived');
   }
