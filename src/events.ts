@@ -19,6 +19,11 @@ export interface Usage {
   readonly cachedPromptTokens?: number;
   /** Completion tokens spent reasoning, when reported. */
   readonly reasoningTokens?: number;
+  /**
+   * Present only on a figure this library estimated from the text because the stream carried no
+   * usage (`finalizeCompletion({ estimateUsage: true })`): rough, never a provider's count.
+   */
+  readonly estimated?: true;
 }
 
 /** llama.cpp's `timings` object, as the server sent it (field names kept). */
@@ -60,6 +65,13 @@ export interface ToolCallProgress {
   readonly name: string | null;
   /** The argument text so far. Display only: a prefix that parses may still be growing. */
   readonly arguments: string;
+  /**
+   * The arguments so far as a value, open strings, arrays and objects closed (only with
+   * `groupToolCallsByIndex({ previews: true })`). Display only, never for execution. The same
+   * object is updated in place as fragments arrive: do not mutate it, and copy it
+   * (`structuredClone`) to keep a snapshot. `undefined` until a value has begun.
+   */
+  readonly preview?: JsonValue;
 }
 
 /**

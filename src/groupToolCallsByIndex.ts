@@ -1,8 +1,31 @@
 import { Observable, OperatorFunction } from 'rxjs';
 import { CompletionTracker } from './core/CompletionTracker.js';
+import { PartialJson, PartialJsonOptions } from './core/PartialJson.js';
 import { ChatEvent } from './events.js';
 import { fillPartial } from './internal/fillPartial.js';
 import { subscribeLinked } from './internal/subscribeLinked.js';
+
+/**
+ * Options of {@link groupToolCallsByIndex}.
+ *
+ * @example
+ * ```ts
+ * import { groupToolCallsByIndex, type GroupToolCallsByIndexOptions } from 'rxjs-llm-stream';
+ *
+ * const options: GroupToolCallsByIndexOptions = { previews: { maxSize: 256 * 1024 } };
+ * events$.pipe(groupToolCallsByIndex(options));
+ * ```
+ */
+export interface GroupToolCallsByIndexOptions {
+  /**
+   * Adds `call.preview` to each `tool-call-delta`: the arguments so far as a value, open strings,
+   * arrays and objects closed (see `PartialJson` for the rules and the bounds, which an object
+   * here sets). Display only. Default `false`: previews cost a pass over every fragment, and the
+   * preview is one object updated in place, which event logs and serializers (`toMessageEvents`
+   * would send the whole value again with every fragment) should not get unasked.
+   */
+  readonly previews?: boolean | PartialJsonOptions;
+}
 
 /**
  * Joins tool-call fragments into whole calls, by choice and index, and passes every event through.
@@ -14,6 +37,11 @@ import { subscribeLinked } from './internal/subscribeLinked.js';
  * consumer reacting to `finish` already has every call. Interleaved calls stay separate. A call that
  * never got an id or a name, or whose arguments do not parse, is a `ProtocolError`.
  *
+ * With `{ previews: true }`, `call.preview` also holds the arguments so far as a value
+ * (`{ city: 'Zü' }` while `{"city":"Zü` has arrived), read incrementally: each fragment is
+ * examined once, never the text so far again. The preview is the same object for every fragment of
+ * a call, updated in place: do not mutate it, and copy it to keep a snapshot.
+ *
  * ```
  * events: --delta(0,'{"ci')--delta(1,'{}')--delta(0,'ty":1}')--finish--|
  * out:    --delta'-----------delta'---------delta'-------------(call0 call1 finish)--|
@@ -23,29 +51,63 @@ import { subscribeLinked } from './internal/subscribeLinked.js';
  * ```ts
  * import { assembleChunks, groupToolCallsByIndex } from 'rxjs-llm-stream';
  *
- * frames$.pipe(assembleChunks(), groupToolCallsByIndex()).subscribe((event) => {
+ * frames$.pipe(assembleChunks(), groupToolCallsByIndex({ previews: true })).subscribe((event) => {
+ *   if (event.type === 'tool-call-delta') showDraft(event.call?.name, event.call?.preview);
  *   if (event.type === 'tool-call') runTool(event.call.name, event.call.args);
  * });
  * ```
  *
+ * @param options `previews`: add `call.preview` to each fragment (default `false`).
  * @returns An operator from `ChatEvent`s to `ChatEvent`s with `tool-call` events added.
  */
-export function groupToolCallsByIndex(): OperatorFunction<ChatEvent, ChatEvent> {
+export function groupToolCallsByIndex(options: GroupToolCallsByIndexOptions = {}): OperatorFunction<ChatEvent, ChatEvent> {
+  const previewOptions =
+    options.previews === true ? {} : options.previews === false || options.previews === undefined ? undefined : options.previews;
   return (source) =>
     new Observable<ChatEvent>((subscriber) => {
       const tracker = new CompletionTracker();
+      // One reader per open call, here rather than in the tracker, which finalizeCompletion and
+      // scanCompletion share and which must not pay for previews nobody asked for.
+      const previews = previewOptions === undefined ? undefined : new Map<number, Map<number, PartialJson>>();
       subscribeLinked(source, subscriber, {
         next(event) {
           if (event.type === 'tool-call') return; // ours to emit; an upstream copy would be a duplicate
           const closed = tracker.apply(event);
           if (event.type === 'tool-call-delta') {
-            subscriber.next({ ...event, call: tracker.progress(event.choice, event.index) });
+            const call = tracker.progress(event.choice, event.index);
+            if (previews === undefined) {
+              subscriber.next({ ...event, call });
+              return;
+            }
+            const reader = previewReader(previews, event.choice, event.index, previewOptions);
+            reader.push(event.arguments);
+            const preview = reader.value;
+            subscriber.next({
+              ...event,
+              call: preview === undefined ? call : { id: call.id, name: call.name, arguments: call.arguments, preview },
+            });
             return;
           }
-          for (const { choice, call } of closed) subscriber.next({ type: 'tool-call', choice, call });
+          for (const { choice, call } of closed) {
+            previews?.get(choice)?.delete(call.index); // a closed call gets no more fragments
+            subscriber.next({ type: 'tool-call', choice, call });
+          }
           subscriber.next(event);
         },
         error: (error) => subscriber.error(fillPartial(error, tracker)),
       });
     });
+}
+
+function previewReader(
+  previews: Map<number, Map<number, PartialJson>>,
+  choice: number,
+  index: number,
+  options: PartialJsonOptions | undefined,
+): PartialJson {
+  let calls = previews.get(choice);
+  if (calls === undefined) previews.set(choice, (calls = new Map()));
+  let reader = calls.get(index);
+  if (reader === undefined) calls.set(index, (reader = new PartialJson(options)));
+  return reader;
 }

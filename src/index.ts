@@ -1,5 +1,13 @@
-export { LlmStreamError, StreamClosedEarlyError, ProtocolError, ProviderError, StreamIdleError, isLlmStreamError } from './errors.js';
-export type { StreamPosition, LlmStreamErrorOptions, ProviderErrorOptions } from './errors.js';
+export {
+  LlmStreamError,
+  StreamClosedEarlyError,
+  ProtocolError,
+  ProviderError,
+  StreamIdleError,
+  ToolArgumentsError,
+  isLlmStreamError,
+} from './errors.js';
+export type { StreamPosition, LlmStreamErrorOptions, ProviderErrorOptions, ToolArgumentsErrorOptions } from './errors.js';
 
 export { Utf8Decoder } from './core/Utf8Decoder.js';
 export type { Utf8DecoderOptions } from './core/Utf8Decoder.js';
@@ -23,6 +31,8 @@ export {
 } from './core/TranscriptPublisher.js';
 export type { TranscriptDelta } from './core/TranscriptPublisher.js';
 export { LineSplitter } from './core/LineSplitter.js';
+export { PartialJson, DEFAULT_PREVIEW_MAX_DEPTH, DEFAULT_PREVIEW_MAX_SIZE } from './core/PartialJson.js';
+export type { PartialJsonOptions, PartialJsonStop } from './core/PartialJson.js';
 export { NdjsonParser } from './core/NdjsonParser.js';
 export type { NdjsonParserOptions } from './core/NdjsonParser.js';
 
@@ -44,8 +54,23 @@ export type { DialectName } from './dialects/registry.js';
 export { DIALECTS, autoDialect } from './dialects/registry.js';
 export { detectDialect, AutoDialectParser } from './dialects/auto.js';
 export { groupToolCallsByIndex } from './groupToolCallsByIndex.js';
-export { finalizeCompletion } from './finalizeCompletion.js';
+export type { GroupToolCallsByIndexOptions } from './groupToolCallsByIndex.js';
+export { finalizeCompletion, estimateTokenUsage } from './finalizeCompletion.js';
+export type { FinalizeCompletionOptions, UsageEstimateSource } from './finalizeCompletion.js';
 export { scanCompletion } from './scanCompletion.js';
+export type { ScanCompletionOptions } from './scanCompletion.js';
+export { validateToolCalls } from './validateToolCalls.js';
+export type { ToolValidator, ToolArgumentsPredicate, ValidateToolCallsOptions } from './validateToolCalls.js';
+export { isStandardSchema } from './standardSchema.js';
+export type {
+  StandardSchemaV1,
+  StandardSchemaV1Props,
+  StandardSchemaV1Result,
+  StandardSchemaV1Success,
+  StandardSchemaV1Failure,
+  StandardSchemaV1Issue,
+  StandardSchemaV1PathSegment,
+} from './standardSchema.js';
 export { assembleMessages } from './assembleMessages.js';
 export type { AssembledMessage } from './assembleMessages.js';
 export { transcriptDeltas } from './transcriptDeltas.js';

@@ -1,8 +1,29 @@
 import { Observable, OperatorFunction } from 'rxjs';
 import { CompletionSnapshot, CompletionTracker } from './core/CompletionTracker.js';
+import { LlmStreamError } from './errors.js';
 import { ChatEvent } from './events.js';
+import { estimateTokenUsage } from './finalizeCompletion.js';
 import { fillPartial } from './internal/fillPartial.js';
 import { subscribeLinked } from './internal/subscribeLinked.js';
+
+/**
+ * Options of {@link scanCompletion}.
+ *
+ * @example
+ * ```ts
+ * import { scanCompletion, type ScanCompletionOptions } from 'rxjs-llm-stream';
+ *
+ * const options: ScanCompletionOptions = { estimateUsage: true };
+ * events$.pipe(scanCompletion(options)).subscribe((snapshot) => (tokens.textContent = `≈ ${snapshot.usage?.completionTokens}`));
+ * ```
+ */
+export interface ScanCompletionOptions {
+  /**
+   * While the stream has carried no usage, give each snapshot (and the `partial` of an error) an
+   * estimate from its text, marked `estimated: true` (see `estimateTokenUsage`). Default `false`.
+   */
+  readonly estimateUsage?: boolean;
+}
 
 /**
  * After each event, emits the completion so far: the "text so far" a chat UI renders, with
@@ -11,6 +32,10 @@ import { subscribeLinked } from './internal/subscribeLinked.js';
  * Text is appended as it arrives, never re-joined, so the cost of a snapshot does not grow with the
  * text. A source that completes before every choice finished errors with `StreamClosedEarlyError`,
  * and every error of this library passing through carries the last snapshot as `partial`.
+ *
+ * With `{ estimateUsage: true }`, a snapshot whose stream has carried no usage (yet) has an
+ * estimate from its text instead of `null` (about 4 characters per token, `estimated: true`; see
+ * `estimateTokenUsage`), for a live "≈ N tokens"; the provider's figures replace it once they come.
  *
  * ```
  * events:    --content"Hel"--content"lo"--finish--|
@@ -27,22 +52,36 @@ import { subscribeLinked } from './internal/subscribeLinked.js';
  * });
  * ```
  *
+ * @param options `estimateUsage`: estimate `usage` from the text while the stream has carried none.
  * @returns An operator from `ChatEvent`s to `CompletionSnapshot`s.
  */
-export function scanCompletion(): OperatorFunction<ChatEvent, CompletionSnapshot> {
+export function scanCompletion(options: ScanCompletionOptions = {}): OperatorFunction<ChatEvent, CompletionSnapshot> {
+  const estimate = options.estimateUsage === true;
   return (source) =>
     new Observable<CompletionSnapshot>((subscriber) => {
       const tracker = new CompletionTracker();
       subscribeLinked(source, subscriber, {
         next(event) {
           tracker.apply(event);
-          subscriber.next(tracker.snapshot());
+          subscriber.next(estimate ? withEstimatedUsage(tracker.snapshot()) : tracker.snapshot());
         },
-        error: (error) => subscriber.error(fillPartial(error, tracker)),
+        error(error) {
+          fillPartial(error, tracker);
+          if (estimate && error instanceof LlmStreamError) error.partial = withEstimatedUsage(tracker.snapshot());
+          subscriber.error(error);
+        },
         complete() {
           if (!tracker.finished) tracker.complete(); // throws StreamClosedEarlyError with the partial
           subscriber.complete();
         },
       });
     });
+}
+
+/**
+ * `snapshot` with an estimated `usage` when it has none. The estimate reads the lengths of the
+ * strings, not their characters, so a snapshot still costs the same however long the text is.
+ */
+function withEstimatedUsage(snapshot: CompletionSnapshot): CompletionSnapshot {
+  return snapshot.usage === null ? { ...snapshot, usage: estimateTokenUsage(snapshot) } : snapshot;
 }
