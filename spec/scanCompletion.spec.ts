@@ -76,4 +76,25 @@ describe('scanCompletion', () => {
     );
     expect((error as StreamClosedEarlyError).partial).toMatchObject({ content: 'a' });
   });
+
+  it('reuses the parts of the snapshot an event did not change, so a snapshot costs what the event changed', () => {
+    const { values } = runSync(
+      [
+        { type: 'tool-call-delta', choice: 0, index: 0, id: 'a', name: 'f', arguments: '{' },
+        { type: 'tool-call-delta', choice: 0, index: 1, id: 'b', name: 'g', arguments: '[' },
+        { type: 'content', choice: 1, text: 'other choice' },
+        { type: 'tool-call-delta', choice: 0, index: 1, arguments: '1' },
+      ] as ChatEvent[],
+      scanCompletion(),
+    );
+    const [, second, third, fourth] = values;
+    // Text in choice 1 leaves choice 0's snapshot as it was.
+    expect(third!.choices[0]).toBe(second!.choices[0]);
+    // A fragment of call 1 leaves call 0's snapshot as it was, and changes call 1's.
+    expect(fourth!.choices[0]!.toolCalls[0]).toBe(third!.choices[0]!.toolCalls[0]);
+    expect(fourth!.choices[0]!.toolCalls[1]).toEqual({ index: 1, id: 'b', name: 'g', arguments: '[1', complete: false });
+    expect(fourth!.choices[1]).toBe(third!.choices[1]);
+    // Nothing shown is ever changed after it was emitted.
+    expect(second!.choices[0]!.toolCalls[1]!.arguments).toBe('[');
+  });
 });

@@ -72,6 +72,8 @@ class CallState {
   // Appended with `+=`: V8 builds a rope, so each fragment costs O(its length), not O(text so far).
   arguments = '';
   closed: ToolCall | undefined = undefined;
+  /** This call's last snapshot, reused until the call changes. */
+  cached: PartialToolCall | undefined = undefined;
   constructor(readonly index: number) {}
 }
 
@@ -85,6 +87,13 @@ class ChoiceState {
   rawFinishReason: string | null = null;
   /** Calls not closed yet: a finish with none open has nothing to sort or close. */
   openCalls = 0;
+  /**
+   * Snapshot caches, dropped when what they show changes: a snapshot after every event then costs
+   * only what that event changed, not a rebuild of every choice and call.
+   */
+  cached: ChoiceSnapshot | undefined = undefined;
+  cachedCalls: readonly PartialToolCall[] | undefined = undefined;
+  sorted: CallState[] | undefined = undefined;
   constructor(readonly index: number) {}
 }
 
@@ -116,6 +125,8 @@ export class CompletionTracker {
   private reasoningTokens = 0;
   private inReasoning = false;
   private readonly choices = new Map<number, ChoiceState>();
+  private sortedChoices: ChoiceState[] | undefined = undefined;
+  private cachedChoices: readonly ChoiceSnapshot[] | undefined = undefined;
 
   /** Folds one event in; returns the tool calls it closed (usually none). */
   apply(event: ChatEvent): readonly ClosedToolCall[] {
@@ -129,6 +140,7 @@ export class CompletionTracker {
       case 'reasoning': {
         const choice = this.choice(event.choice);
         choice.reasoning = choice.reasoning === null ? event.text : choice.reasoning + event.text;
+        this.touch(choice);
         this.inReasoning = true;
         if (event.reasoningTokens !== undefined) this.reasoningTokens = event.reasoningTokens;
         return NO_CALLS;
@@ -139,20 +151,24 @@ export class CompletionTracker {
       case 'content': {
         const choice = this.choice(event.choice);
         choice.content = choice.content === null ? event.text : choice.content + event.text;
+        this.touch(choice);
         this.inReasoning = false;
         return NO_CALLS;
       }
       case 'refusal': {
         const choice = this.choice(event.choice);
         choice.refusal = choice.refusal === null ? event.text : choice.refusal + event.text;
+        this.touch(choice);
         this.inReasoning = false;
         return NO_CALLS;
       }
       case 'tool-call-delta': {
-        const call = this.openCall(event.choice, event.index);
+        const choice = this.choice(event.choice);
+        const call = this.openCall(choice, event.index);
         if (call.id === undefined && event.id) call.id = event.id;
         if (call.name === undefined && event.name) call.name = event.name;
         call.arguments += event.arguments;
+        this.touchCall(choice, call);
         this.inReasoning = false;
         return NO_CALLS;
       }
@@ -168,6 +184,7 @@ export class CompletionTracker {
         const choice = this.choice(event.choice);
         choice.rawFinishReason = event.raw;
         choice.finishReason = event.reason === 'stop' && choice.calls.size > 0 ? 'tool_calls' : event.reason;
+        this.touch(choice);
         // A repeated finish must not cost a sort of every call each time.
         if (choice.openCalls === 0) return NO_CALLS;
         let closed: ClosedToolCall[] | undefined;
@@ -205,7 +222,7 @@ export class CompletionTracker {
 
   /** The completion so far. */
   snapshot(): CompletionSnapshot {
-    const choices = [...this.choices.values()].sort((a, b) => a.index - b.index).map(choiceSnapshot);
+    const choices = (this.cachedChoices ??= this.sortedChoiceStates().map(choiceSnapshot));
     const first = choices[0];
     return {
       id: this.id,
@@ -236,7 +253,7 @@ export class CompletionTracker {
       });
     }
     const choices: CompletionChoice[] = [];
-    for (const choice of [...this.choices.values()].sort((a, b) => a.index - b.index)) {
+    for (const choice of this.sortedChoiceStates()) {
       if (choice.finishReason === null || choice.rawFinishReason === null) {
         throw new StreamClosedEarlyError(`the stream ended before choice ${choice.index} finished`, {
           partial: this.snapshot(),
@@ -276,24 +293,43 @@ export class CompletionTracker {
     if (choice === undefined) {
       choice = new ChoiceState(index);
       this.choices.set(index, choice);
+      this.sortedChoices = undefined;
+      this.cachedChoices = undefined;
     }
     return choice;
   }
 
-  private openCall(choiceIndex: number, index: number): CallState {
-    const choice = this.choice(choiceIndex);
+  private openCall(choice: ChoiceState, index: number): CallState {
     let call = choice.calls.get(index);
     if (call === undefined) {
       if (choice.finishReason !== null) {
-        throw new ProtocolError(`tool call ${index} of choice ${choiceIndex} started after the choice finished`);
+        throw new ProtocolError(`tool call ${index} of choice ${choice.index} started after the choice finished`);
       }
       call = new CallState(index);
       choice.calls.set(index, call);
       choice.openCalls++;
+      choice.sorted = undefined;
     } else if (call.closed !== undefined) {
-      throw new ProtocolError(`a fragment arrived for tool call ${index} of choice ${choiceIndex} after it closed`);
+      throw new ProtocolError(`a fragment arrived for tool call ${index} of choice ${choice.index} after it closed`);
     }
     return call;
+  }
+
+  /** Drops the cached snapshots that show `choice`. */
+  private touch(choice: ChoiceState): void {
+    choice.cached = undefined;
+    this.cachedChoices = undefined;
+  }
+
+  /** Drops the cached snapshots that show `call`. */
+  private touchCall(choice: ChoiceState, call: CallState): void {
+    call.cached = undefined;
+    choice.cachedCalls = undefined;
+    this.touch(choice);
+  }
+
+  private sortedChoiceStates(): ChoiceState[] {
+    return (this.sortedChoices ??= [...this.choices.values()].sort((a, b) => a.index - b.index));
   }
 
   private close(choice: number, call: CallState): ToolCall {
@@ -314,27 +350,32 @@ export class CompletionTracker {
       }
     }
     call.closed = { index: call.index, id: call.id, name: call.name, arguments: call.arguments, args };
-    this.choices.get(choice)!.openCalls--;
+    const state = this.choices.get(choice)!;
+    state.openCalls--;
+    this.touchCall(state, call);
     return call.closed;
   }
 }
 
 function sortedCalls(choice: ChoiceState): CallState[] {
-  return [...choice.calls.values()].sort((a, b) => a.index - b.index);
+  return (choice.sorted ??= [...choice.calls.values()].sort((a, b) => a.index - b.index));
 }
 
 function choiceSnapshot(choice: ChoiceState): ChoiceSnapshot {
-  return {
+  return (choice.cached ??= {
     index: choice.index,
     content: choice.content,
     reasoning: choice.reasoning,
     refusal: choice.refusal,
-    toolCalls: sortedCalls(choice).map((call) =>
-      call.closed === undefined
-        ? { index: call.index, id: call.id ?? null, name: call.name ?? null, arguments: call.arguments, complete: false }
-        : { ...call.closed, complete: true },
-    ),
+    toolCalls: (choice.cachedCalls ??= sortedCalls(choice).map(callSnapshot)),
     finishReason: choice.finishReason,
     rawFinishReason: choice.rawFinishReason,
-  };
+  });
+}
+
+function callSnapshot(call: CallState): PartialToolCall {
+  return (call.cached ??=
+    call.closed === undefined
+      ? { index: call.index, id: call.id ?? null, name: call.name ?? null, arguments: call.arguments, complete: false }
+      : { ...call.closed, complete: true });
 }
