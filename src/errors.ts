@@ -172,7 +172,17 @@ export class ProviderError<P = unknown> extends LlmStreamError<P> {
   }
 }
 
-/** Options of {@link ToolArgumentsError}. */
+/**
+ * Options of {@link ToolArgumentsError}.
+ *
+ * @example
+ * ```ts
+ * import { ToolArgumentsError, type ToolArgumentsErrorOptions } from 'rxjs-llm-stream';
+ *
+ * const options: ToolArgumentsErrorOptions<unknown> = { call, choice: 0, issues: [{ message: 'city is required' }] };
+ * throw new ToolArgumentsError('refused by policy', options);
+ * ```
+ */
 export interface ToolArgumentsErrorOptions<P> extends LlmStreamErrorOptions<P> {
   /** The call whose arguments were refused, as it arrived (arguments text and parsed `args`). */
   readonly call: ToolCall;

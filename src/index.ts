@@ -42,6 +42,20 @@ export { ndjsonFrames } from './ndjsonFrames.js';
 export { encodeSse, encodeSseBytes, SseEncoder } from './encodeSse.js';
 export { toMessageEvents } from './toMessageEvents.js';
 export { idleTimeout } from './idleTimeout.js';
+export { resumeFrames, isFinalFrame } from './resumeFrames.js';
+export type { ResumeFramesOptions } from './resumeFrames.js';
+export { recordStream } from './recordStream.js';
+export type { RecordStreamOptions } from './recordStream.js';
+export {
+  StreamRecording,
+  serializeRecording,
+  parseRecording,
+  isRecordingText,
+  replayRecording,
+  RECORDING_FORMAT,
+  RECORDING_VERSION,
+} from './core/StreamRecording.js';
+export type { RecordedChunk, StreamRecordingInit, ReplayRecordingOptions } from './core/StreamRecording.js';
 export type { IdleTimeoutOptions } from './idleTimeout.js';
 export type { SseMessageEvent } from './toMessageEvents.js';
 export { fromResponse } from './io/fromResponse.js';

@@ -2,13 +2,17 @@
 import { readFileSync } from 'node:fs';
 import { fromFetch } from 'rxjs/fetch';
 import { fromResponse } from '../io/fromResponse.js';
-import { render, replay } from './replay.js';
+import { RECORD_USAGE, parseRecordArguments, record } from './record.js';
+import { Framing, render, replay } from './replay.js';
 import { startReplayServer } from './replayServer.js';
 
 const USAGE = `usage:
-  rxjs-llm-stream replay [<file.sse> | -] [--chunk N] [--delay MS] [--seed N] [--json]
-      replays a recorded SSE stream (or stdin) through decodeUtf8, sseFrames, assembleChunks,
-      groupToolCallsByIndex and finalizeCompletion; exit code 1 on a stream error
+  rxjs-llm-stream replay [<file> | -] [--chunk N] [--delay MS] [--seed N] [--timing original|none] [--ndjson] [--json]
+      replays a stream through decodeUtf8, sseFrames (ndjsonFrames for .ndjson/.jsonl or --ndjson),
+      assembleChunks, groupToolCallsByIndex and finalizeCompletion; exit code 1 on a stream error.
+      <file> is a raw body (.sse, .ndjson) or a recording made by record (its own chunks, and with
+      --timing original its recorded gaps)
+${RECORD_USAGE}
   rxjs-llm-stream demo
       streams a bundled recording over HTTP from a local server, live, then a truncated one`;
 
@@ -24,8 +28,10 @@ async function main(argv: readonly string[]): Promise<number> {
     let file: string | undefined;
     let chunkSize: number | undefined;
     let maxDelayMs = 0;
-    let seed = 1;
+    let seed: number | undefined;
     let json = false;
+    let timing: 'original' | 'none' | undefined;
+    let framing: Framing | undefined;
     for (let i = 0; i < rest.length; i++) {
       const arg = rest[i]!;
       const value = (): number => {
@@ -37,10 +43,32 @@ async function main(argv: readonly string[]): Promise<number> {
       else if (arg === '--delay') maxDelayMs = value();
       else if (arg === '--seed') seed = value();
       else if (arg === '--json') json = true;
-      else if (file === undefined && (arg === '-' || !arg.startsWith('--'))) file = arg;
+      else if (arg === '--ndjson') framing = 'ndjson';
+      else if (arg === '--timing') {
+        const given = rest[++i];
+        if (given !== 'original' && given !== 'none') throw new Error(`--timing needs original or none, got ${String(given)}`);
+        timing = given;
+      } else if (file === undefined && (arg === '-' || !arg.startsWith('--'))) file = arg;
       else throw new Error(`unknown argument ${arg}\n${USAGE}`);
     }
-    return replay(readInput(file), { chunkSize, maxDelayMs, seed, json, color, write });
+    // Without --ndjson, replay decides: a raw body's framing follows its name, a recording's its
+    // recorded content type.
+    return replay(readInput(file), {
+      chunkSize,
+      maxDelayMs,
+      json,
+      color,
+      write,
+      ...(seed === undefined ? {} : { seed }),
+      ...(timing === undefined ? {} : { timing }),
+      ...(framing === undefined ? {} : { framing }),
+      ...(file === undefined || file === '-' ? {} : { fileName: file }),
+    });
+  }
+  if (command === 'record') {
+    const request = parseRecordArguments(rest);
+    const { url, ...options } = request;
+    return record(url, { ...options, color, write, log: (text) => void process.stderr.write(text) });
   }
   if (command === 'demo') {
     // Over real HTTP: a local server streams the recordings the way a provider would, and the

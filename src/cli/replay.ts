@@ -1,27 +1,54 @@
-import { Observable, concatMap, delay, from, of, tap, lastValueFrom } from 'rxjs';
+import { Observable, SchedulerLike, concatMap, delay, from, of, tap, lastValueFrom } from 'rxjs';
 import { assembleChunks } from '../assembleChunks.js';
 import { CompletionSnapshot } from '../core/CompletionTracker.js';
+import { SseFrame } from '../core/SseParser.js';
+import { StreamRecording, isRecordingText, parseRecording, replayRecording } from '../core/StreamRecording.js';
 import { decodeUtf8 } from '../decodeUtf8.js';
 import { isLlmStreamError } from '../errors.js';
 import { ChatEvent, Completion } from '../events.js';
 import { finalizeCompletion } from '../finalizeCompletion.js';
 import { groupToolCallsByIndex } from '../groupToolCallsByIndex.js';
+import { ndjsonFrames } from '../ndjsonFrames.js';
 import { sseFrames } from '../sseFrames.js';
 
-/** How to cut and pace the bytes of a replay. */
-export interface ReplayOptions {
-  /** Fixed chunk size in bytes; random sizes from 1 to 24 when absent. */
-  readonly chunkSize?: number;
-  /** Largest pause between chunks, in milliseconds (0: no pauses). */
-  readonly maxDelayMs?: number;
+/** How a body is cut into frames: server-sent events, or newline-delimited JSON (Ollama's native API). */
+export type Framing = 'sse' | 'ndjson';
+
+/** How to print a stream. */
+export interface RenderOptions {
   /** Print each event as one JSON line instead of rendering text. */
   readonly json?: boolean;
-  /** Seed of the random chunking, so that a replay can be repeated exactly. */
-  readonly seed?: number;
   /** Colour reasoning, tool calls and errors with ANSI codes (for a terminal). */
   readonly color?: boolean;
+  /** `'sse'` (the default) or `'ndjson'`. */
+  readonly framing?: Framing;
   /** Where output goes. */
   readonly write: (text: string) => void;
+}
+
+/** How to cut and pace the bytes of a replay. */
+export interface ReplayOptions extends RenderOptions {
+  /**
+   * Fixed chunk size in bytes. Absent: random sizes from 1 to 24 for a raw body, the recorded chunks
+   * for a recording.
+   */
+  readonly chunkSize?: number;
+  /** Largest random pause between chunks, in milliseconds (0: no pauses). */
+  readonly maxDelayMs?: number;
+  /** Seed of the random chunking, so that a replay can be repeated exactly. */
+  readonly seed?: number;
+  /**
+   * For a recording: `'original'` waits out the recorded gaps; `'none'` (the default) replays at
+   * once. A raw body has no times, so `'original'` is an error there.
+   */
+  readonly timing?: 'original' | 'none';
+  /** Where the recorded gaps are waited out (tests pass a virtual-time scheduler). */
+  readonly scheduler?: SchedulerLike;
+  /**
+   * The input's file name: a raw body named `.ndjson` or `.jsonl` is NDJSON unless `framing` says
+   * otherwise. A recording's own content type comes first (recordings are often named `.jsonl`).
+   */
+  readonly fileName?: string;
 }
 
 /** A small deterministic generator (mulberry32), so a seeded replay cuts the same way each time. */
@@ -60,16 +87,71 @@ export function replayBytes(bytes: Uint8Array, options: Pick<ReplayOptions, 'chu
 }
 
 /**
- * Replays a recorded stream through the whole pipeline, printing text as it arrives (reasoning dim,
- * tool calls in cyan) and then the completion, or the error and what was saved. Resolves to the exit
- * code: 0 for a completion, 1 for a stream error.
+ * The framing a recording's content type (or, failing that, its source's file name) names: NDJSON
+ * for `application/x-ndjson`, `application/ndjson`, `application/jsonl` or a `.ndjson`/`.jsonl`
+ * source; `undefined` when neither says.
+ *
+ * @example
+ * ```ts
+ * framingOfRecording(new StreamRecording({ contentType: 'application/x-ndjson' })); // 'ndjson'
+ * ```
  */
-export function replay(bytes: Uint8Array, options: ReplayOptions): Promise<number> {
-  return render(replayBytes(bytes, options), options);
+export function framingOfRecording(recording: StreamRecording): Framing | undefined {
+  const type = recording.contentType?.split(';')[0]?.trim().toLowerCase();
+  if (type !== undefined && type !== '') return /ndjson|jsonl/.test(type) ? 'ndjson' : 'sse';
+  if (recording.source !== undefined && /\.(ndjson|jsonl)(\?|#|$)/i.test(recording.source)) return 'ndjson';
+  return undefined;
+}
+
+/** The first bytes of a body, as text, enough to read a recording's header line. */
+function startOf(bytes: Uint8Array): string {
+  const end = bytes.indexOf(0x0a);
+  return new TextDecoder().decode(bytes.subarray(0, end === -1 ? bytes.length : end));
+}
+
+/**
+ * Replays a stream through the whole pipeline, printing text as it arrives (reasoning dim, tool
+ * calls in cyan) and then the completion, or the error and what was saved. Resolves to the exit
+ * code: 0 for a completion, 1 for a stream error.
+ *
+ * `bytes` is either a raw body (`.sse`, `.ndjson`) or a recording file written by `record` (told
+ * apart by its first line; see `serializeRecording`). A raw body is SSE unless `framing` or its
+ * `fileName` says NDJSON. A recording replays its own chunks, with its recorded gaps under
+ * `timing: 'original'`, and in the framing its content type names (unless `framing` is given); `chunkSize`
+ * re-cuts it, and `maxDelayMs` or `seed` replay its bytes as a raw body would be. A malformed
+ * recording rejects with the `ProtocolError` that names its line.
+ *
+ * @example
+ * ```ts
+ * const code = await replay(readFileSync('reply.rec.jsonl'), { timing: 'original', write: (text) => process.stdout.write(text) });
+ * ```
+ */
+export async function replay(bytes: Uint8Array, options: ReplayOptions): Promise<number> {
+  if (isRecordingText(startOf(bytes))) {
+    const recording = parseRecording(new TextDecoder().decode(bytes));
+    const framing = options.framing ?? framingOfRecording(recording) ?? 'sse';
+    const randomPacing = (options.maxDelayMs ?? 0) > 0 || options.seed !== undefined;
+    if (randomPacing && options.timing === 'original') {
+      throw new Error('--timing original replays the recorded gaps; it cannot be combined with --delay or --seed');
+    }
+    const bytes$ = randomPacing
+      ? replayBytes(recording.bytes(), options)
+      : replayRecording(recording, {
+          timing: options.timing ?? 'none',
+          ...(options.chunkSize === undefined ? {} : { chunkSize: options.chunkSize }),
+          ...(options.scheduler === undefined ? {} : { scheduler: options.scheduler }),
+        });
+    return render(bytes$, { ...options, framing });
+  }
+  if (options.timing === 'original') {
+    throw new Error('--timing original needs a recording (made with `rxjs-llm-stream record`); a raw body has no times');
+  }
+  const framing = options.framing ?? (options.fileName !== undefined && /\.(ndjson|jsonl)$/i.test(options.fileName) ? 'ndjson' : 'sse');
+  return render(replayBytes(bytes, options), { ...options, framing });
 }
 
 /** Runs any byte stream (a recording, an HTTP body) through the pipeline and prints it as `replay` does. */
-export async function render(bytes$: Observable<Uint8Array>, options: Omit<ReplayOptions, 'chunkSize' | 'maxDelayMs' | 'seed'>): Promise<number> {
+export async function render(bytes$: Observable<Uint8Array>, options: RenderOptions): Promise<number> {
   const { write } = options;
   const [DIM, CYAN, RED, RESET] = options.color ? ['\x1b[2m', '\x1b[36m', '\x1b[31m', '\x1b[0m'] : ['', '', '', ''];
   let section: 'reasoning' | 'content' | undefined;
@@ -96,7 +178,7 @@ export async function render(bytes$: Observable<Uint8Array>, options: Omit<Repla
     const completion: Completion = await lastValueFrom(
       bytes$.pipe(
         decodeUtf8(),
-        sseFrames(),
+        (text$): Observable<SseFrame> => text$.pipe(options.framing === 'ndjson' ? ndjsonFrames() : sseFrames()),
         assembleChunks(),
         groupToolCallsByIndex(),
         tap(show),

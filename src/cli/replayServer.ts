@@ -8,6 +8,8 @@ import { marblesFolder } from './paths.js';
 export interface ReplayedRequest {
   readonly method: string;
   readonly path: string;
+  /** The query string, without its `?` (`''` when there was none). */
+  readonly query: string;
   readonly headers: IncomingMessage['headers'];
   readonly body: string;
   /** Bytes of the recording written so far. */
@@ -49,10 +51,18 @@ const CONTENT_TYPES: Record<string, string> = {
  *   looks complete to HTTP);
  * - `stall=N`: send the first N bytes, then send nothing more and keep the connection open;
  * - `drop=N`: send the first N bytes, then destroy the connection (a reset);
+ * - `dropOnce=N`: like `drop`, but only for the first request of this path and query (on this
+ *   server), so that a client which reconnects gets the whole stream the second time;
+ * - `ids=1` (SSE recordings only): number the events `id: 1`, `id: 2`, ... as a resumable server
+ *   does, and honour a `Last-Event-ID` request header by sending only the events after that id
+ *   (blocks without data, such as keep-alive comments, are sent unnumbered where they stand);
+ * - `retry=MS` (SSE recordings only): begin the body with a `retry: MS` block, the server's
+ *   reconnection time;
  * - `status=CODE`: answer with that status and a JSON error body instead;
  * - `type=...`: override the content type.
  *
- * It records each request, when its connection closed and whether the response finished, so that
+ * Byte counts (`truncate`, `stall`, `drop`, `dropOnce`) count the body as sent, `id` and `retry` lines
+ * included. It records each request, when its connection closed and whether the response finished, so that
  * a test can prove from the server side that a client cancelled. Used by the specs and the demo.
  *
  * @example
@@ -65,12 +75,14 @@ const CONTENT_TYPES: Record<string, string> = {
 export async function startReplayServer(options: ReplayServerOptions = {}): Promise<ReplayServer> {
   const root = options.root ?? marblesFolder();
   const requests: ReplayedRequest[] = [];
+  // Path and query of every request that `dropOnce` has already cut: the next one goes through.
+  const droppedOnce = new Set<string>();
   const server: Server = createServer((request, response) => {
     let body = '';
     request.setEncoding('utf8');
     request.on('data', (piece: string) => (body += piece));
     request.on('end', () => {
-      void serve(root, request, response, body, requests);
+      void serve(root, request, response, body, requests, droppedOnce);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -92,12 +104,14 @@ async function serve(
   response: ServerResponse,
   body: string,
   requests: ReplayedRequest[],
+  droppedOnce: Set<string>,
 ): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://localhost');
   let markClosed!: () => void;
   const record: ReplayedRequest = {
     method: request.method ?? 'GET',
     path: url.pathname,
+    query: url.search.slice(1),
     headers: request.headers,
     body,
     bytesSent: 0,
@@ -128,9 +142,9 @@ async function serve(
     response.writeHead(403).end();
     return;
   }
-  let bytes: Uint8Array;
+  let recording: Uint8Array;
   try {
-    bytes = await readFile(file);
+    recording = await readFile(file);
   } catch {
     response.writeHead(404, { 'content-type': 'application/json' });
     response.end(JSON.stringify({ error: { message: `no recording at ${url.pathname}` } }));
@@ -143,23 +157,113 @@ async function serve(
   });
   response.flushHeaders();
 
+  // `ids` and `retry` are SSE fields: an NDJSON body is sent as recorded.
+  const retry = extension === 'sse' ? number('retry') : undefined;
+  const lastEventId = request.headers['last-event-id'];
+  const resumeAfter = typeof lastEventId === 'string' && /^[0-9]+$/.test(lastEventId.trim()) ? Number(lastEventId.trim()) : 0;
+  const bytes =
+    url.searchParams.get('ids') === '1' && extension === 'sse'
+      ? withEventIds(recording, resumeAfter, retry)
+      : retry === undefined
+        ? recording
+        : concatBytes([ascii(`retry: ${retry}\n\n`), recording]);
+
   const chunk = Math.max(1, number('chunk') ?? 64);
   const delay = number('delay') ?? 0;
   const truncate = number('truncate');
   const stall = number('stall');
-  const drop = number('drop');
+  let drop = number('drop');
+  const dropOnce = number('dropOnce');
+  if (dropOnce !== undefined && drop === undefined && !droppedOnce.has(url.pathname + url.search)) {
+    droppedOnce.add(url.pathname + url.search);
+    drop = dropOnce;
+  }
   const limit = Math.min(bytes.length, truncate ?? Infinity, stall ?? Infinity, drop ?? Infinity);
+  let lastWrite: Promise<void> = Promise.resolve();
   for (let start = 0; start < limit && !response.destroyed; start += chunk) {
     const piece = bytes.subarray(start, Math.min(start + chunk, limit));
-    response.write(piece);
+    lastWrite = new Promise<void>((resolve) => response.write(piece, () => resolve()));
     record.bytesSent += piece.length;
     if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
   }
   if (response.destroyed) return;
   if (stall !== undefined && stall < bytes.length) return; // keep the connection open, send nothing
   if (drop !== undefined && drop < bytes.length) {
+    // Destroyed at once, the socket would discard what is still buffered, and the client would get
+    // fewer bytes than `bytesSent` says: reset only once the last piece has left.
+    await lastWrite;
     response.destroy();
     return;
   }
   response.end();
+}
+
+const LF = 0x0a;
+const CR = 0x0d;
+
+function ascii(text: string): Uint8Array {
+  return new TextEncoder().encode(text);
+}
+
+function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
+/** True when the line `bytes[start, end)` is a `data` field (`data:...` or a bare `data`). */
+function isDataLine(bytes: Uint8Array, start: number, end: number): boolean {
+  const name = [0x64, 0x61, 0x74, 0x61]; // "data"
+  if (end - start < 4 || name.some((byte, i) => bytes[start + i] !== byte)) return false;
+  return end - start === 4 || bytes[start + 4] === 0x3a;
+}
+
+/**
+ * The recording as a resumable server sends it: each block with a data line (an event the client
+ * will dispatch) gets `id: <n>` before it, numbered from 1, and only the blocks after event
+ * `after` are kept. The bytes of every block are left as recorded (CRLF stays CRLF: an LF-ended
+ * `id` line is valid in any stream, since SSE allows mixed line ends).
+ */
+function withEventIds(recording: Uint8Array, after: number, retry: number | undefined): Uint8Array {
+  const parts: Uint8Array[] = [];
+  let start = 0;
+  // A byte-order mark belongs before everything, or the `id` line would push it into the stream.
+  if (recording[0] === 0xef && recording[1] === 0xbb && recording[2] === 0xbf) {
+    parts.push(recording.subarray(0, 3));
+    start = 3;
+  }
+  if (retry !== undefined) parts.push(ascii(`retry: ${retry}\n\n`));
+  let events = 0;
+  let blockStart = start;
+  let hasData = false;
+  const endBlock = (end: number): void => {
+    if (end === blockStart) return;
+    if (hasData) {
+      events++;
+      if (events > after) parts.push(ascii(`id: ${events}\n`), recording.subarray(blockStart, end));
+    } else if (events >= after) {
+      parts.push(recording.subarray(blockStart, end));
+    }
+    blockStart = end;
+    hasData = false;
+  };
+  let lineStart = start;
+  for (let i = start; i < recording.length; i++) {
+    const byte = recording[i];
+    if (byte !== LF && byte !== CR) continue;
+    const lineEnd = i;
+    if (byte === CR && recording[i + 1] === LF) i++;
+    if (isDataLine(recording, lineStart, lineEnd)) hasData = true;
+    const blank = lineEnd === lineStart;
+    lineStart = i + 1;
+    if (blank) endBlock(lineStart);
+  }
+  // The last block may lack its blank line, or its line end (a truncated recording).
+  if (lineStart < recording.length && isDataLine(recording, lineStart, recording.length)) hasData = true;
+  endBlock(recording.length);
+  return concatBytes(parts);
 }

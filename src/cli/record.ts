@@ -1,0 +1,172 @@
+import { writeFile } from 'node:fs/promises';
+import { Observable } from 'rxjs';
+import { StreamRecording, serializeRecording } from '../core/StreamRecording.js';
+import { fromResponse } from '../io/fromResponse.js';
+import { recordStream } from '../recordStream.js';
+import { RenderOptions, framingOfRecording, render } from './replay.js';
+
+/** What `rxjs-llm-stream record` was asked to do. */
+export interface RecordRequest {
+  readonly url: string;
+  /** The file the recording is written to. */
+  readonly out: string;
+  /** The HTTP method: `POST` when there is a body, else `GET`, unless given. */
+  readonly method?: string;
+  /** Request headers, in order (a name may repeat). */
+  readonly headers: ReadonlyArray<readonly [string, string]>;
+  /** The request body (JSON). */
+  readonly data?: string;
+  /** Print one JSON line per event instead of text. */
+  readonly json: boolean;
+}
+
+/** Options of {@link record}. */
+export interface RecordOptions extends RenderOptions, Omit<RecordRequest, 'url' | 'json' | 'headers'> {
+  readonly headers?: ReadonlyArray<readonly [string, string]>;
+  /** Where the closing line ("recorded … to FILE") goes (default: `write`). */
+  readonly log?: (text: string) => void;
+  /** The clock of the arrival times (default `performance.now`). */
+  readonly clock?: () => number;
+}
+
+/**
+ * The usage lines of `record`, for the command's help text.
+ *
+ * @example
+ * ```ts
+ * process.stdout.write(`usage:\n${RECORD_USAGE}\n`);
+ * ```
+ */
+export const RECORD_USAGE = `  rxjs-llm-stream record <url> --out FILE [--method POST] [--header 'name: value']... [--data JSON] [--json]
+      fetches a live stream, prints it as replay does and writes every chunk with its arrival
+      time to FILE (JSON lines; request headers are never written); replay FILE plays it again`;
+
+/**
+ * Reads the arguments of `record` (those after the word `record`). Throws an `Error` whose message
+ * says what is wrong: a missing URL or `--out`, a header without a colon, `--data` that is not JSON.
+ *
+ * @example
+ * ```ts
+ * parseRecordArguments(['https://api.openai.com/v1/chat/completions', '--out', 'reply.rec.jsonl', '-H', 'authorization: Bearer sk-…', '--data', body]);
+ * // { url, out: 'reply.rec.jsonl', headers: [['authorization', 'Bearer sk-…']], data: body, json: false }
+ * ```
+ */
+export function parseRecordArguments(args: readonly string[]): RecordRequest {
+  let url: string | undefined;
+  let out: string | undefined;
+  let method: string | undefined;
+  let data: string | undefined;
+  let json = false;
+  const headers: [string, string][] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const value = (): string => {
+      const next = args[++i];
+      if (next === undefined) throw new Error(`${arg} needs a value`);
+      return next;
+    };
+    if (arg === '--out' || arg === '-o') out = value();
+    else if (arg === '--method' || arg === '-X') method = value().toUpperCase();
+    else if (arg === '--header' || arg === '-H') {
+      const header = value();
+      const colon = header.indexOf(':');
+      if (colon <= 0) throw new Error(`--header needs 'name: value', got ${JSON.stringify(header)}`);
+      headers.push([header.slice(0, colon).trim(), header.slice(colon + 1).trim()]);
+    } else if (arg === '--data' || arg === '-d') {
+      data = value();
+      try {
+        JSON.parse(data);
+      } catch {
+        // Caught here, before the request: a shell that ate a quote would otherwise cost a call.
+        throw new Error(`--data is not JSON: ${data.length > 60 ? `${data.slice(0, 60)}…` : data}`);
+      }
+    } else if (arg === '--json') json = true;
+    else if (url === undefined && !arg.startsWith('-')) url = arg;
+    else throw new Error(`unknown argument ${arg}`);
+  }
+  if (url === undefined) throw new Error('record needs a URL');
+  if (!/^https?:\/\//i.test(url)) throw new Error(`record needs an http(s) URL, got ${url}`);
+  if (out === undefined) throw new Error('record needs --out FILE');
+  return { url, out, headers, json, ...(method === undefined ? {} : { method }), ...(data === undefined ? {} : { data }) };
+}
+
+/**
+ * The message of an error, also of one from another realm (Node's `fetch` rejects with errors that
+ * fail `instanceof Error` in a test's context).
+ */
+function messageOf(error: unknown): string | undefined {
+  const message = typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : undefined;
+  return typeof message === 'string' ? message : undefined;
+}
+
+/** Query parameters whose values are secrets (`?key=` is how Gemini takes its API key). */
+const SECRET_PARAMETER = /key|token|secret|password|auth|sig/i;
+
+/**
+ * The URL as it may be written into a recording: user and password removed, and the values of
+ * query parameters that look like credentials (`key`, `api_key`, `token`, `sig`, ...) replaced by
+ * `REDACTED`. Recordings are made to be shared; an API key must not travel with them.
+ *
+ * @example
+ * ```ts
+ * redactUrl('https://generativelanguage.googleapis.com/v1beta/models/m:streamGenerateContent?alt=sse&key=AIza…');
+ * // 'https://generativelanguage.googleapis.com/v1beta/models/m:streamGenerateContent?alt=sse&key=REDACTED'
+ * ```
+ */
+export function redactUrl(url: string): string {
+  const parsed = new URL(url);
+  parsed.username = '';
+  parsed.password = '';
+  for (const name of [...new Set(parsed.searchParams.keys())]) {
+    if (SECRET_PARAMETER.test(name)) parsed.searchParams.set(name, 'REDACTED');
+  }
+  return parsed.toString();
+}
+
+/**
+ * `rxjs-llm-stream record`: sends the request with the platform `fetch`, prints the reply live
+ * through the pipeline (as `replay` does, with the framing the content type names), and writes
+ * every chunk that arrived, with its arrival time, to `options.out`, also when the stream fails
+ * (that is when a recording is most wanted). Resolves to the exit code: 0 for a completion, 1 for
+ * a stream error or a request that got no response.
+ *
+ * The file records the redacted URL and the content type, never the request's headers or body.
+ *
+ * @example
+ * ```ts
+ * const code = await record('http://127.0.0.1:8080/v1/chat/completions', {
+ *   out: 'reply.rec.jsonl',
+ *   data: JSON.stringify({ model, messages, stream: true }),
+ *   write: (text) => process.stdout.write(text),
+ * });
+ * ```
+ */
+export async function record(url: string, options: RecordOptions): Promise<number> {
+  const log = options.log ?? options.write;
+  const headers = new Headers();
+  for (const [name, value] of options.headers ?? []) headers.append(name, value);
+  if (options.data !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json');
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: options.method ?? (options.data === undefined ? 'GET' : 'POST'),
+      headers,
+      ...(options.data === undefined ? {} : { body: options.data }),
+    });
+  } catch (error) {
+    const cause = messageOf((error as { cause?: unknown } | undefined)?.cause);
+    log(`no response from ${redactUrl(url)}: ${messageOf(error) ?? String(error)}${cause === undefined ? '' : ` (${cause})`}\n`);
+    return 1;
+  }
+  const contentType = response.headers.get('content-type');
+  const recording = new StreamRecording({ source: redactUrl(url), ...(contentType === null ? {} : { contentType }) });
+  const bytes$: Observable<Uint8Array> = fromResponse(response).pipe(recordStream(recording, options.clock === undefined ? {} : { clock: options.clock }));
+  let code: number;
+  try {
+    code = await render(bytes$, { ...options, framing: options.framing ?? framingOfRecording(recording) ?? 'sse' });
+  } finally {
+    await writeFile(options.out, serializeRecording(recording));
+  }
+  log(`recorded ${recording.chunks.length} chunk${recording.chunks.length === 1 ? '' : 's'} (${recording.byteLength} bytes) to ${options.out}\n`);
+  return code;
+}

@@ -1,0 +1,390 @@
+import { Observable, SchedulerAction, SchedulerLike, asyncScheduler } from 'rxjs';
+import { ProtocolError } from '../errors.js';
+import { isJsonObject } from '../internal/json.js';
+
+/** One chunk as it arrived: its bytes and when, in milliseconds since the first chunk. */
+export interface RecordedChunk {
+  /** Milliseconds since the first chunk of the recording (the first is usually 0). */
+  readonly t: number;
+  /** The chunk's bytes (a copy, owned by the recording). */
+  readonly bytes: Uint8Array;
+}
+
+/** What a recording knows about itself, besides its chunks. */
+export interface StreamRecordingInit {
+  /** When the recording was made, as an ISO 8601 date (default: now). */
+  readonly recordedAt?: string;
+  /** Where the stream came from (a URL), if known. */
+  readonly source?: string;
+  /** The response's content type, if known (it tells SSE from NDJSON on replay). */
+  readonly contentType?: string;
+}
+
+/** The `format` of the header line of a recording file. */
+export const RECORDING_FORMAT = 'rxjs-llm-stream/recording';
+
+/** The version of the recording file format this library writes and reads. */
+export const RECORDING_VERSION = 1;
+
+/**
+ * The raw pieces of one streamed body, as they arrived: each chunk's bytes and its arrival time.
+ * Filled by `recordStream`, saved with {@link serializeRecording}, read back with
+ * {@link parseRecording} and played again with {@link replayRecording}: a stream recorded once
+ * becomes a repeatable test.
+ *
+ * @example
+ * ```ts
+ * import { StreamRecording, recordStream, serializeRecording, decodeUtf8, sseFrames } from 'rxjs-llm-stream';
+ *
+ * const recording = new StreamRecording({ source: url, contentType: 'text/event-stream' });
+ * bytes$.pipe(recordStream(recording), decodeUtf8(), sseFrames()).subscribe({
+ *   complete: () => writeFile('reply.rec.jsonl', serializeRecording(recording)),
+ * });
+ * ```
+ */
+export class StreamRecording {
+  /** When the recording was made (ISO 8601). */
+  recordedAt: string;
+  /** Where the stream came from, if known. */
+  source: string | undefined;
+  /** The response's content type, if known. */
+  contentType: string | undefined;
+  private readonly recorded: RecordedChunk[] = [];
+
+  constructor(init: StreamRecordingInit = {}) {
+    this.recordedAt = init.recordedAt ?? new Date().toISOString();
+    this.source = init.source;
+    this.contentType = init.contentType;
+  }
+
+  /** The chunks in arrival order. */
+  get chunks(): readonly RecordedChunk[] {
+    return this.recorded;
+  }
+
+  /** The number of bytes recorded. */
+  get byteLength(): number {
+    let length = 0;
+    for (const chunk of this.recorded) length += chunk.bytes.length;
+    return length;
+  }
+
+  /**
+   * Adds a chunk that arrived `t` milliseconds after the first. The bytes are copied: a source may
+   * reuse its buffer for the next chunk (Node streams from a pool, readers with a BYOB buffer).
+   */
+  append(bytes: Uint8Array, t: number): void {
+    if (typeof t !== 'number' || !Number.isFinite(t) || t < 0) {
+      throw new RangeError(`StreamRecording.append: t must be a finite number >= 0, got ${String(t)}`);
+    }
+    this.recorded.push({ t, bytes: bytes.slice() });
+  }
+
+  /** All the bytes, joined. */
+  bytes(): Uint8Array {
+    const all = new Uint8Array(this.byteLength);
+    let offset = 0;
+    for (const chunk of this.recorded) {
+      all.set(chunk.bytes, offset);
+      offset += chunk.bytes.length;
+    }
+    return all;
+  }
+}
+
+// --- Base64, written out: `Buffer` is Node-only, and `btoa` wants a binary string built first. ---
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+const ALPHABET_CODES = Uint8Array.from(ALPHABET, (c) => c.charCodeAt(0));
+const PAD = 61; // '='
+/** The 6-bit value of each ASCII code, 255 for codes outside the alphabet. */
+const SEXTET = new Uint8Array(128).fill(255);
+for (let i = 0; i < ALPHABET.length; i++) SEXTET[ALPHABET.charCodeAt(i)] = i;
+
+/** Standard base64 (RFC 4648, with padding), in one pass into a byte buffer, decoded as ASCII once. */
+function encodeBase64(bytes: Uint8Array): string {
+  const out = new Uint8Array(Math.ceil(bytes.length / 3) * 4);
+  let o = 0;
+  let i = 0;
+  for (; i + 2 < bytes.length; i += 3) {
+    const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
+    out[o++] = ALPHABET_CODES[n >>> 18]!;
+    out[o++] = ALPHABET_CODES[(n >>> 12) & 63]!;
+    out[o++] = ALPHABET_CODES[(n >>> 6) & 63]!;
+    out[o++] = ALPHABET_CODES[n & 63]!;
+  }
+  const rest = bytes.length - i;
+  if (rest > 0) {
+    const n = (bytes[i]! << 16) | (rest === 2 ? bytes[i + 1]! << 8 : 0);
+    out[o++] = ALPHABET_CODES[n >>> 18]!;
+    out[o++] = ALPHABET_CODES[(n >>> 12) & 63]!;
+    out[o++] = rest === 2 ? ALPHABET_CODES[(n >>> 6) & 63]! : PAD;
+    out[o++] = PAD;
+  }
+  return new TextDecoder().decode(out); // all ASCII: UTF-8 decoding is the identity here
+}
+
+/** Decodes standard padded base64, or returns undefined when the text is not exactly that. */
+function decodeBase64(text: string): Uint8Array | undefined {
+  if (text.length % 4 !== 0) return undefined;
+  const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
+  const out = new Uint8Array((text.length / 4) * 3 - padding);
+  let o = 0;
+  for (let i = 0; i < text.length; i += 4) {
+    const last = i + 4 === text.length;
+    let n = 0;
+    for (let j = 0; j < 4; j++) {
+      const code = text.charCodeAt(i + j);
+      // '=' only in the last one or two places of the last group
+      if (code === PAD && last && j >= 4 - padding) {
+        n <<= 6;
+        continue;
+      }
+      const value = code < 128 ? SEXTET[code]! : 255;
+      if (value === 255) return undefined;
+      n = (n << 6) | value;
+    }
+    out[o++] = n >>> 16;
+    if (o < out.length) out[o++] = (n >>> 8) & 255;
+    if (o < out.length) out[o++] = n & 255;
+  }
+  return out;
+}
+
+// --- The file format ---
+
+/** Milliseconds kept to the microsecond: `performance.now()` gives more digits than anyone needs. */
+const roundTime = (t: number): number => Math.round(t * 1000) / 1000;
+
+/**
+ * A recording as text, in the recording file format (JSON lines, UTF-8):
+ *
+ * ```
+ * {"format":"rxjs-llm-stream/recording","version":1,"recordedAt":"2026-01-01T12:00:00.000Z","source":"https://…","contentType":"text/event-stream"}
+ * {"t":0,"b":"ZGF0YTogeyJpZCI6…"}
+ * {"t":12.5,"b":"…"}
+ * ```
+ *
+ * The first line is the header (`source` and `contentType` only when known); then one line per
+ * chunk, in arrival order: `t`, milliseconds since the first chunk (to the microsecond), and `b`,
+ * the chunk's bytes in standard base64, so any bytes survive, invalid UTF-8 and characters split
+ * between chunks included. Every line ends with `\n`. Nothing else is written: no request
+ * headers, no bodies, so no API key ends up in a file.
+ *
+ * @example
+ * ```ts
+ * import { serializeRecording } from 'rxjs-llm-stream';
+ *
+ * await writeFile('reply.rec.jsonl', serializeRecording(recording));
+ * ```
+ *
+ * @param recording The recording to write.
+ * @returns The file's text.
+ */
+export function serializeRecording(recording: StreamRecording): string {
+  const header: Record<string, string | number> = {
+    format: RECORDING_FORMAT,
+    version: RECORDING_VERSION,
+    recordedAt: recording.recordedAt,
+  };
+  if (recording.source !== undefined) header['source'] = recording.source;
+  if (recording.contentType !== undefined) header['contentType'] = recording.contentType;
+  const lines = [JSON.stringify(header)];
+  for (const chunk of recording.chunks) lines.push(JSON.stringify({ t: roundTime(chunk.t), b: encodeBase64(chunk.bytes) }));
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * True when `text` starts like a recording file: its first line is a JSON object whose `format` is
+ * `rxjs-llm-stream/recording`. Tells a recording from a raw `.sse` or `.ndjson` body (whose first
+ * line is never such an object) without parsing the rest.
+ *
+ * @example
+ * ```ts
+ * import { isRecordingText, parseRecording } from 'rxjs-llm-stream';
+ *
+ * const recording = isRecordingText(text) ? parseRecording(text) : undefined;
+ * ```
+ *
+ * @param text The file's text, or its beginning (at least the first line).
+ * @returns True for a recording file of any version.
+ */
+export function isRecordingText(text: string): boolean {
+  const end = text.indexOf('\n');
+  const first = (end === -1 ? text : text.slice(0, end)).trim();
+  if (!first.startsWith('{')) return false;
+  try {
+    const header: unknown = JSON.parse(first);
+    return isJsonObject(header) && header['format'] === RECORDING_FORMAT;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Reads a recording file (see {@link serializeRecording} for the format). Lines may end in LF or
+ * CRLF; blank lines are skipped; unknown fields are ignored, so a later writer can add some.
+ * Anything else is a `ProtocolError` naming the line (`position.line`, 1-based): a header that is
+ * missing, of another format or version, or without a valid `recordedAt`; a chunk line that is not
+ * a JSON object, whose `t` is not a finite number >= 0, or whose `b` is not standard base64.
+ *
+ * @example
+ * ```ts
+ * import { parseRecording, replayRecording, decodeUtf8, sseFrames, assembleChunks, finalizeCompletion } from 'rxjs-llm-stream';
+ *
+ * const recording = parseRecording(await readFile('reply.rec.jsonl', 'utf8'));
+ * const completion$ = replayRecording(recording).pipe(decodeUtf8(), sseFrames(), assembleChunks(), finalizeCompletion());
+ * ```
+ *
+ * @param text The file's text.
+ * @returns The recording.
+ */
+export function parseRecording(text: string): StreamRecording {
+  const fail = (line: number, what: string): never => {
+    throw new ProtocolError(`recording line ${line}: ${what}`, { position: { line } });
+  };
+  const readJson = (line: number, source: string): Record<string, unknown> => {
+    let value: unknown;
+    try {
+      value = JSON.parse(source);
+    } catch {
+      return fail(line, 'not JSON');
+    }
+    return isJsonObject(value) ? value : fail(line, 'not a JSON object');
+  };
+  let recording: StreamRecording | undefined;
+  const lines = text.split('\n');
+  for (let index = 0; index < lines.length; index++) {
+    const line = index + 1;
+    const source = lines[index]!.endsWith('\r') ? lines[index]!.slice(0, -1) : lines[index]!;
+    if (source.trim() === '') continue;
+    const value = readJson(line, source);
+    if (recording === undefined) {
+      if (value['format'] !== RECORDING_FORMAT) fail(line, `not a recording header (format must be "${RECORDING_FORMAT}")`);
+      if (value['version'] !== RECORDING_VERSION) fail(line, `unsupported recording version ${JSON.stringify(value['version'])} (this reader knows ${RECORDING_VERSION})`);
+      const recordedAt = value['recordedAt'];
+      if (typeof recordedAt !== 'string' || Number.isNaN(Date.parse(recordedAt))) fail(line, '"recordedAt" must be an ISO 8601 date');
+      for (const name of ['source', 'contentType']) {
+        if (value[name] !== undefined && typeof value[name] !== 'string') fail(line, `"${name}" must be a string`);
+      }
+      recording = new StreamRecording({
+        recordedAt: recordedAt as string,
+        ...(typeof value['source'] === 'string' ? { source: value['source'] } : {}),
+        ...(typeof value['contentType'] === 'string' ? { contentType: value['contentType'] } : {}),
+      });
+      continue;
+    }
+    const t = value['t'];
+    if (typeof t !== 'number' || !Number.isFinite(t) || t < 0) fail(line, '"t" must be a number of milliseconds >= 0');
+    const b = value['b'];
+    const bytes = typeof b === 'string' ? decodeBase64(b) : undefined;
+    if (bytes === undefined) fail(line, '"b" must be the chunk\'s bytes in standard base64');
+    recording.append(bytes!, t as number);
+  }
+  return recording ?? fail(1, 'empty: a recording starts with its header line');
+}
+
+// --- Replay ---
+
+/** Options of {@link replayRecording}. */
+export interface ReplayRecordingOptions {
+  /**
+   * `'none'` (the default): every chunk at once, synchronously. `'original'`: the first chunk at
+   * once, then each after the gap it had when it was recorded.
+   */
+  readonly timing?: 'original' | 'none';
+  /**
+   * Cut the bytes into pieces of this size instead of the recorded chunks. With original timing a
+   * piece comes when its last byte had arrived.
+   */
+  readonly chunkSize?: number;
+  /** Where the gaps are waited out: `asyncScheduler` by default, a `TestScheduler` in marble tests. */
+  readonly scheduler?: SchedulerLike;
+}
+
+/** The pieces to emit and when, in ms since the first recorded chunk. */
+function piecesOf(recording: StreamRecording, chunkSize: number | undefined): RecordedChunk[] {
+  const chunks = recording.chunks;
+  const start = chunks[0]?.t ?? 0;
+  if (chunkSize === undefined) return chunks.map((chunk) => ({ t: chunk.t - start, bytes: chunk.bytes }));
+  const all = recording.bytes();
+  const pieces: RecordedChunk[] = [];
+  let chunkIndex = 0;
+  let chunkEnd = chunks[0]?.bytes.length ?? 0; // offset just after the current recorded chunk
+  for (let offset = 0; offset < all.length; offset += chunkSize) {
+    const end = Math.min(offset + chunkSize, all.length);
+    // The recorded chunk that holds the piece's last byte, found by walking forward: linear overall.
+    while (chunkEnd < end) chunkEnd += chunks[++chunkIndex]!.bytes.length;
+    pieces.push({ t: chunks[chunkIndex]!.t - start, bytes: all.subarray(offset, end) });
+  }
+  return pieces;
+}
+
+/**
+ * Plays a recording back as the `Observable<Uint8Array>` it came from, to run it through the
+ * pipeline again: in a test, to reproduce a user's report, in a demo.
+ *
+ * By default the recorded chunks come synchronously, one after another. With `timing: 'original'`
+ * the first comes at once and each next after the gap it had (gaps that run backwards, from a
+ * hand-edited file, count as 0), on the `scheduler`; each is due at its recorded time counted from
+ * the start of the replay, so timer rounding and late timers do not add up. `chunkSize` cuts the
+ * bytes anew. The chunks
+ * emitted are the recording's own (or views of them): do not modify them. Unsubscribing stops the
+ * replay and cancels its timer.
+ *
+ * ```
+ * recorded:  t=0 "da"  t=3 "ta: x\n\n"          (timing: 'original')
+ * replay:    a--b|
+ * ```
+ *
+ * @example
+ * ```ts
+ * import { parseRecording, replayRecording, decodeUtf8, sseFrames, assembleChunks, scanCompletion } from 'rxjs-llm-stream';
+ *
+ * replayRecording(parseRecording(text), { timing: 'original' })
+ *   .pipe(decodeUtf8(), sseFrames(), assembleChunks(), scanCompletion())
+ *   .subscribe(render);
+ * ```
+ *
+ * @param recording The recording to play.
+ * @param options `timing`, `chunkSize`, `scheduler`.
+ * @returns The recorded bytes.
+ */
+export function replayRecording(recording: StreamRecording, options: ReplayRecordingOptions = {}): Observable<Uint8Array> {
+  const timing = options.timing ?? 'none';
+  const { chunkSize } = options;
+  const scheduler = options.scheduler ?? asyncScheduler;
+  if (timing !== 'none' && timing !== 'original') throw new TypeError(`replayRecording: timing must be 'original' or 'none', got ${String(timing)}`);
+  if (chunkSize !== undefined && (!Number.isInteger(chunkSize) || chunkSize < 1)) {
+    throw new TypeError(`replayRecording: chunkSize must be a whole number >= 1, got ${String(chunkSize)}`);
+  }
+  return new Observable<Uint8Array>((subscriber) => {
+    const pieces = piecesOf(recording, chunkSize);
+    if (timing === 'none') {
+      // Checked at each step, so that `take(n)` downstream stops a synchronous replay.
+      for (const piece of pieces) {
+        if (subscriber.closed) return;
+        subscriber.next(piece.bytes);
+      }
+      subscriber.complete();
+      return;
+    }
+    let index = 0;
+    // Each piece is due at its time on the recorded timeline, measured from the start of the replay,
+    // not from the previous timer: timers round (Node truncates fractions of a millisecond) and run
+    // late under load, and chaining gap after gap would add up those errors over a long stream.
+    const startedAt = scheduler.now();
+    const emitDue = function (this: SchedulerAction<unknown>): void {
+      const elapsed = scheduler.now() - startedAt;
+      // Every piece due by now goes out, in order (one whose time runs backwards is due at once).
+      while (index < pieces.length && pieces[index]!.t <= elapsed && !subscriber.closed) subscriber.next(pieces[index++]!.bytes);
+      if (subscriber.closed) return;
+      if (index === pieces.length) {
+        subscriber.complete();
+        return;
+      }
+      this.schedule(undefined, pieces[index]!.t - elapsed);
+    };
+    return scheduler.schedule(emitDue, Math.max(0, pieces[0]?.t ?? 0));
+  });
+}
