@@ -1,0 +1,173 @@
+// Measures one workload at one scale, at each of the chunk sizes it is given, in a worker thread of
+// its own (a fresh heap; the parent can stop it if a synchronous contender overruns its budget).
+//
+// For each chunk size: cut the bytes into the chunk array every contender reads; warm every
+// contender up once on a small input of the same shape (1/20 of the x1 size) at the same chunk
+// size; then rounds of timed runs, one run per contender per round, the order rotating every round,
+// with a full GC before each timed run (not timed); then the memory runs. Every result is checked against
+// the workload's expected text and argument lengths; a contender that disagrees or throws is
+// reported as an error.
+import { parentPort, workerData } from 'node:worker_threads';
+import v8 from 'node:v8';
+import { WORKLOADS, chunk } from './workloads.mjs';
+import { CONTENDERS, MEMORY_CONTENDERS, BudgetExceeded } from './contenders.mjs';
+
+const { workload, scale, sizeScale, chunkSizes, exclude, overBudgetAtX1, params } = workerData;
+const { runs, budgetMs, capMs, maxChunks } = params;
+const gc = globalThis.gc;
+if (typeof gc !== 'function') throw new Error('run with node --expose-gc');
+
+const post = (message) => parentPort.postMessage(message);
+const heapUsed = () => process.memoryUsage().heapUsed;
+/** heapUsed without V8's new space (the nursery of small young objects, mostly garbage between scavenges). */
+const heapOutsideNewSpace = () => {
+  let used = 0;
+  for (const space of v8.getHeapSpaceStatistics()) if (space.space_name !== 'new_space') used += space.space_used_size;
+  return used;
+};
+
+const spec = WORKLOADS[workload];
+const data = spec.make(scale * sizeScale);
+const warmData = spec.make(sizeScale / 20);
+// Only the long line is over sseFrames' default 16 MiB event cap (at x4): the cap is raised for the
+// whole workload, at both scales, so that x1 and x4 run the same configuration.
+const ctxBase = { sseOptions: workload === 'long-line' ? { maxEventSize: 1024 * 1024 * 1024 } : undefined };
+post({ type: 'info', bytes: data.bytes.length, events: data.events, expected: data.expected, maxEventChars: data.maxEventChars });
+
+function check(name, result, expected) {
+  const text = result.text;
+  const args = result.args;
+  if (text !== expected.text || args.length !== expected.args.length || args.some((a, i) => a !== expected.args[i])) {
+    const got = JSON.stringify({ text, args: args.length > 4 ? [...args.slice(0, 4), `… ${args.length} calls`] : args });
+    const want = JSON.stringify({ text: expected.text, args: expected.args.length > 4 ? [...expected.args.slice(0, 4), `… ${expected.args.length} calls`] : expected.args });
+    throw new Error(`result differs: ${name} assembled ${got}, expected ${want}`);
+  }
+}
+
+/** One run of `contender` over `chunks`: { ms } or { budget: true }; throws on a wrong result. */
+async function runOnce(contender, chunks, expected, phase, chunkSize) {
+  // A full GC before each timed run, so that no run pays for the garbage of the one before; not
+  // before warm-ups (with millions of chunk views on the heap, a full GC takes a good part of a second).
+  if (phase === 'timed') gc();
+  post({ type: 'run', phase, contender: contender.name, chunkSize });
+  const start = performance.now();
+  const ctx = { ...ctxBase, deadline: start + budgetMs };
+  let result;
+  try {
+    result = await contender.run(chunks, ctx);
+  } catch (error) {
+    if (error instanceof BudgetExceeded) {
+      post({ type: 'ran' });
+      return { budget: true };
+    }
+    post({ type: 'ran' });
+    throw error;
+  }
+  const ms = performance.now() - start;
+  post({ type: 'ran' });
+  check(contender.name, contender.measure(result), expected);
+  return ms > budgetMs ? { budget: true } : { ms };
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+/** The bytes a string takes in V8's heap: one per character if all are Latin-1, else two. */
+const stringBytes = (s) => (s ? s.length * (/[^\u0000-\u00ff]/.test(s) ? 2 : 1) : 0);
+
+function memoryRun(name, chunks, chunkSize) {
+  const start = MEMORY_CONTENDERS[name];
+  const every = Math.max(1, Math.floor(chunks.length / 1000));
+  gc();
+  gc();
+  const baseline = heapUsed();
+  const baselineOld = heapOutsideNewSpace();
+  post({ type: 'run', phase: 'memory', contender: name, chunkSize });
+  let peak = baseline;
+  let peakOld = baselineOld;
+  const sample = () => {
+    const used = heapUsed();
+    if (used > peak) peak = used;
+    const old = heapOutsideNewSpace();
+    if (old > peakOld) peakOld = old;
+  };
+  const driver = start({ ...ctxBase });
+  for (let i = 0; i < chunks.length; i++) {
+    driver.push(chunks[i]);
+    if (i % every === 0) sample();
+  }
+  const result = driver.end();
+  sample();
+  post({ type: 'ran' });
+  gc();
+  gc();
+  const retained = heapUsed() - baseline;
+  // The completion's text and arguments as stored (read after the GC, so `result` is still
+  // referenced when `retained` is measured). The floor keeps only counts.
+  const payload = name === 'floor' ? 0 : stringBytes(result.content) + result.toolCalls.reduce((n, c) => n + stringBytes(c.arguments), 0);
+  return { peak: peak - baseline, peakOld: peakOld - baselineOld, retained, payload };
+}
+
+for (const chunkSize of chunkSizes) {
+  const count = Math.ceil(data.bytes.length / chunkSize);
+  if (count > maxChunks) {
+    post({ type: 'cell', chunkSize, skipped: `${count} chunks, over the cap of ${maxChunks} (BENCH_MAX_CHUNKS)` });
+    continue;
+  }
+  const chunks = chunk(data.bytes, chunkSize);
+  const warmChunks = chunk(warmData.bytes, chunkSize);
+  const results = {};
+  const active = [];
+  for (const contender of CONTENDERS) {
+    const r = (results[contender.name] = { status: 'ok', samples: [] });
+    if (exclude[chunkSize]?.includes(contender.name)) r.status = 'budget';
+    else if (overBudgetAtX1[chunkSize]?.includes(contender.name)) r.status = 'budget-x1';
+    else active.push(contender);
+  }
+  // Warm-up: once each, on the small input. Over the budget there means over it on the real input,
+  // which is at least 20 times larger.
+  for (const contender of [...active]) {
+    try {
+      const warm = await runOnce(contender, warmChunks, warmData.expected, 'warmup', chunkSize);
+      if (warm.budget) {
+        results[contender.name].status = 'budget-warmup';
+        active.splice(active.indexOf(contender), 1);
+      }
+    } catch (error) {
+      results[contender.name] = { status: 'error', samples: [], error: String(error?.stack ?? error) };
+      active.splice(active.indexOf(contender), 1);
+    }
+  }
+  // Timed rounds: each active contender once per round, the order rotating.
+  for (let round = 0; active.length > 0; round++) {
+    const order = active.map((_, i) => active[(i + round) % active.length]);
+    for (const contender of order) {
+      const r = results[contender.name];
+      try {
+        const run = await runOnce(contender, chunks, data.expected, 'timed', chunkSize);
+        if (run.budget) r.status = 'budget';
+        else r.samples.push(run.ms);
+      } catch (error) {
+        r.status = 'error';
+        r.error = String(error?.stack ?? error);
+      }
+      const sum = r.samples.reduce((a, b) => a + b, 0);
+      if (r.status !== 'ok' || r.samples.length >= runs || sum >= capMs) active.splice(active.indexOf(contender), 1);
+    }
+  }
+  for (const r of Object.values(results)) if (r.status === 'ok') r.median = median(r.samples);
+  const memory = {};
+  for (const name of Object.keys(MEMORY_CONTENDERS)) {
+    if (results[name].status !== 'ok') continue;
+    try {
+      memory[name] = memoryRun(name, chunks, chunkSize);
+    } catch (error) {
+      memory[name] = { error: String(error?.stack ?? error) };
+    }
+  }
+  post({ type: 'cell', chunkSize, chunks: chunks.length, results, memory });
+}
+post({ type: 'end' });
