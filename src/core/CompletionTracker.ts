@@ -12,6 +12,7 @@ import {
 } from '../events.js';
 import { mergeUsage } from '../dialects/usage.js';
 import { excerpt } from '../internal/json.js';
+import { TextBuilder } from '../internal/TextBuilder.js';
 
 /** A tool call as far as it has arrived (the `partial` of a truncated stream lists these). */
 export interface PartialToolCall {
@@ -69,18 +70,22 @@ export interface ClosedToolCall {
 class CallState {
   id: string | undefined = undefined;
   name: string | undefined = undefined;
-  // Appended with `+=`: V8 builds a rope, so each fragment costs O(its length), not O(text so far).
-  arguments = '';
+  readonly argumentsText = new TextBuilder();
   closed: ToolCall | undefined = undefined;
   /** This call's last snapshot, reused until the call changes. */
   cached: PartialToolCall | undefined = undefined;
   constructor(readonly index: number) {}
+
+  get arguments(): string {
+    return this.argumentsText.value ?? '';
+  }
 }
 
 class ChoiceState {
-  content: string | null = null;
-  reasoning: string | null = null;
-  refusal: string | null = null;
+  // Appended piece by piece: never re-joined, so an event costs what it carries, not the text so far.
+  readonly contentText = new TextBuilder();
+  readonly reasoningText = new TextBuilder();
+  readonly refusalText = new TextBuilder();
   signatures: string[] | undefined = undefined;
   readonly calls = new Map<number, CallState>();
   finishReason: FinishReason | null = null;
@@ -95,6 +100,16 @@ class ChoiceState {
   cachedCalls: readonly PartialToolCall[] | undefined = undefined;
   sorted: CallState[] | undefined = undefined;
   constructor(readonly index: number) {}
+
+  get content(): string | null {
+    return this.contentText.value;
+  }
+  get reasoning(): string | null {
+    return this.reasoningText.value;
+  }
+  get refusal(): string | null {
+    return this.refusalText.value;
+  }
 }
 
 const NO_CALLS: readonly ClosedToolCall[] = [];
@@ -139,7 +154,7 @@ export class CompletionTracker {
         return NO_CALLS;
       case 'reasoning': {
         const choice = this.choice(event.choice);
-        choice.reasoning = choice.reasoning === null ? event.text : choice.reasoning + event.text;
+        choice.reasoningText.append(event.text);
         this.touch(choice);
         this.inReasoning = true;
         if (event.reasoningTokens !== undefined) this.reasoningTokens = event.reasoningTokens;
@@ -150,14 +165,14 @@ export class CompletionTracker {
         return NO_CALLS;
       case 'content': {
         const choice = this.choice(event.choice);
-        choice.content = choice.content === null ? event.text : choice.content + event.text;
+        choice.contentText.append(event.text);
         this.touch(choice);
         this.inReasoning = false;
         return NO_CALLS;
       }
       case 'refusal': {
         const choice = this.choice(event.choice);
-        choice.refusal = choice.refusal === null ? event.text : choice.refusal + event.text;
+        choice.refusalText.append(event.text);
         this.touch(choice);
         this.inReasoning = false;
         return NO_CALLS;
@@ -167,7 +182,7 @@ export class CompletionTracker {
         const call = this.openCall(choice, event.index);
         if (call.id === undefined && event.id) call.id = event.id;
         if (call.name === undefined && event.name) call.name = event.name;
-        call.arguments += event.arguments;
+        call.argumentsText.append(event.arguments);
         this.touchCall(choice, call);
         this.inReasoning = false;
         return NO_CALLS;
@@ -337,19 +352,20 @@ export class CompletionTracker {
     if (call.id === undefined) throw new ProtocolError(`${which} never got an id`);
     if (call.name === undefined) throw new ProtocolError(`${which} (${call.id}) never got a name`);
     let args: JsonValue;
-    if (call.arguments.trim() === '') {
+    const text = call.arguments;
+    if (text.trim() === '') {
       args = {};
     } else {
       try {
-        args = JSON.parse(call.arguments) as JsonValue;
+        args = JSON.parse(text) as JsonValue;
       } catch (cause) {
         throw new ProtocolError(
-          `the arguments of ${which} (${call.name}) are not valid JSON: ${excerpt(call.arguments)}`,
+          `the arguments of ${which} (${call.name}) are not valid JSON: ${excerpt(text)}`,
           { cause },
         );
       }
     }
-    call.closed = { index: call.index, id: call.id, name: call.name, arguments: call.arguments, args };
+    call.closed = { index: call.index, id: call.id, name: call.name, arguments: text, args };
     const state = this.choices.get(choice)!;
     state.openCalls--;
     this.touchCall(state, call);
