@@ -163,16 +163,10 @@ export class CompletionTracker {
       case 'reasoning-signature':
         (this.choice(event.choice).signatures ??= []).push(event.signature);
         return NO_CALLS;
-      case 'content': {
-        const choice = this.choice(event.choice);
-        choice.contentText.append(event.text);
-        this.touch(choice);
-        this.inReasoning = false;
-        return NO_CALLS;
-      }
+      case 'content':
       case 'refusal': {
         const choice = this.choice(event.choice);
-        choice.refusalText.append(event.text);
+        (event.type === 'content' ? choice.contentText : choice.refusalText).append(event.text);
         this.touch(choice);
         this.inReasoning = false;
         return NO_CALLS;
