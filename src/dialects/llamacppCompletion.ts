@@ -1,11 +1,11 @@
 import { SseFrame } from '../core/SseParser.js';
 import { StreamClosedEarlyError } from '../errors.js';
-import { Timings } from '../events.js';
 import { normalizeFinishReason } from '../internal/finishReason.js';
 import { JsonObject, finiteNumber, isJsonObject, nonEmptyString } from '../internal/json.js';
 import { DialectFactory } from './Dialect.js';
 import { JsonDialectParser, describeValue } from './JsonDialectParser.js';
 import { providerErrorFrom } from './providerError.js';
+import { readTimings } from './usage.js';
 
 /** The `stop_type` values that older llama.cpp builds sent as three booleans instead. */
 const LEGACY_STOP_FLAGS: readonly (readonly [field: string, stopType: string])[] = [
@@ -188,13 +188,3 @@ export class LlamaCppCompletionParser extends JsonDialectParser {
  * ```
  */
 export const llamacppCompletion: DialectFactory = (emit, options) => new LlamaCppCompletionParser(emit, options);
-
-function readTimings(raw: JsonObject): Timings {
-  const timings: [string, number][] = [];
-  for (const key of Object.keys(raw)) {
-    const value = finiteNumber(raw[key]);
-    if (value !== undefined) timings.push([key, value]);
-  }
-  // Defined, not assigned: `timings[key] = value` with the key `__proto__` would drop the field.
-  return Object.fromEntries(timings);
-}

@@ -1,12 +1,12 @@
 import { SseFrame } from '../core/SseParser.js';
 import { StreamClosedEarlyError } from '../errors.js';
-import { ChatEvent, Timings, Usage } from '../events.js';
+import { ChatEvent, Usage } from '../events.js';
 import { normalizeFinishReason } from '../internal/finishReason.js';
 import { JsonObject, excerpt, finiteNumber, isJsonObject, nonEmptyString } from '../internal/json.js';
 import { DialectFactory, DialectOptions } from './Dialect.js';
 import { JsonDialectParser, describeValue, isIndex } from './JsonDialectParser.js';
 import { providerErrorFrom } from './providerError.js';
-import { mergeUsage, readOpenAiUsage } from './usage.js';
+import { mergeUsage, readOpenAiUsage, readTimings } from './usage.js';
 
 /** Options of the `openai-chat` dialect. */
 export interface OpenAiChatOptions extends DialectOptions {
@@ -276,17 +276,6 @@ export class OpenAiChatParser extends JsonDialectParser {
     calls.last = index;
     return index;
   }
-
-}
-
-function readTimings(raw: JsonObject): Timings {
-  const timings: [string, number][] = [];
-  for (const key of Object.keys(raw)) {
-    const value = finiteNumber(raw[key]);
-    if (value !== undefined) timings.push([key, value]);
-  }
-  // Defined, not assigned: `timings[key] = value` with the key `__proto__` would drop the field.
-  return Object.fromEntries(timings);
 }
 
 function readContentParts(parts: readonly unknown[]): { content?: string; reasoning?: string } {

@@ -1,4 +1,4 @@
-import { Usage } from '../events.js';
+import { Timings, Usage } from '../events.js';
 import { JsonObject, finiteNumber, isJsonObject } from '../internal/json.js';
 
 /**
@@ -63,4 +63,15 @@ export function mergeUsage(previous: Usage | null, next: Usage): Usage {
   if (cached !== undefined) merged.cachedPromptTokens = cached;
   if (reasoning !== undefined) merged.reasoningTokens = reasoning;
   return merged;
+}
+
+/** llama.cpp's `timings` object: every finite number it holds, under its own name. */
+export function readTimings(raw: JsonObject): Timings {
+  const timings: [string, number][] = [];
+  for (const key of Object.keys(raw)) {
+    const value = finiteNumber(raw[key]);
+    if (value !== undefined) timings.push([key, value]);
+  }
+  // Defined, not assigned: `timings[key] = value` with the key `__proto__` would drop the field.
+  return Object.fromEntries(timings);
 }
