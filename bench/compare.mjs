@@ -430,9 +430,8 @@ out('- The library\'s `finalizeCompletion()` parses each tool call\'s arguments 
 out('  not; that is part of its result. On long-line, `sseFrames` gets `maxEventSize: 1 GiB`, since the line is over');
 out('  the default 16 MiB at x4 (the same option at x1, so that both scales run the same code).');
 out('- Retained memory: the library\'s Completion also holds each call\'s parsed `args`, so about 2× the payload on');
-out('  the tool-call workloads is the arguments twice. Text appended with `+=` is held by V8 as a rope (one cons cell');
-out('  per delta, over short strings) until something flattens it, which is the likely reason for the text workload\'s');
-out('  ratio above 2.');
+out('  the tool-call workloads is the arguments twice. The text itself is gathered in flattened blocks of a few');
+out('  kilobytes (src/internal/TextBuilder.ts), so it is held at about its own size.');
 out('- At 7-byte chunks the chunk array itself is millions of `Uint8Array` views on the heap, which makes every full GC');
 out('  slower for every contender, and can push x4/x1 above 4 at 7 B.');
 out('- The web-stream and openai contenders read a pull `ReadableStream` that hands out one chunk per pull, as a');
