@@ -196,19 +196,18 @@ export class OpenAiChatParser extends JsonDialectParser {
   }
 
   private readToolCall(entry: unknown, choice: number, position: number, k: number): void {
-    const where = (): string => `choices[${position}].delta.tool_calls[${k}]`;
-    if (!isJsonObject(entry)) throw this.protocolError(`${where()} is not an object`);
+    if (!isJsonObject(entry)) throw this.protocolError(`${toolCallPath(position, k)} is not an object`);
     const rawIndex = entry['index'];
     let providerIndex: number | undefined;
     if (rawIndex === undefined || rawIndex === null) {
-      if (this.strict) throw this.protocolError(`${where()} has no index`);
+      if (this.strict) throw this.protocolError(`${toolCallPath(position, k)} has no index`);
     } else if (isIndex(rawIndex)) {
       providerIndex = rawIndex;
     } else {
-      throw this.protocolError(`${where()}.index is ${describeValue(rawIndex)}, not a tool-call index`);
+      throw this.protocolError(`${toolCallPath(position, k)}.index is ${describeValue(rawIndex)}, not a tool-call index`);
     }
     const fn = entry['function'];
-    if (fn !== undefined && fn !== null && !isJsonObject(fn)) throw this.protocolError(`${where()}.function is not an object`);
+    if (fn !== undefined && fn !== null && !isJsonObject(fn)) throw this.protocolError(`${toolCallPath(position, k)}.function is not an object`);
     const id = nonEmptyString(entry['id']);
     const name = fn ? nonEmptyString(fn['name']) : undefined;
     const rawArguments = fn ? fn['arguments'] : undefined;
@@ -216,19 +215,18 @@ export class OpenAiChatParser extends JsonDialectParser {
     if (typeof rawArguments === 'string') fragment = rawArguments;
     else if (rawArguments === undefined || rawArguments === null) fragment = '';
     // Some servers send whole calls with the arguments as an object: serialize, never concatenate.
-    else if (typeof rawArguments === 'object') fragment = this.serialize(rawArguments, `${where()}.function.arguments`);
-    else throw this.protocolError(`${where()}.function.arguments is ${describeValue(rawArguments)}`);
+    else if (typeof rawArguments === 'object') fragment = this.serialize(rawArguments, `${toolCallPath(position, k)}.function.arguments`);
+    else throw this.protocolError(`${toolCallPath(position, k)}.function.arguments is ${describeValue(rawArguments)}`);
 
-    const index = this.callIndex(choice, providerIndex, id, name, where);
-    // `id` and `name` appear only as this piece had them: absent, not undefined-valued.
-    this.emit({
-      type: 'tool-call-delta',
-      choice,
-      index,
-      ...(id === undefined ? {} : { id }),
-      ...(name === undefined ? {} : { name }),
-      arguments: fragment,
-    });
+    const index = this.callIndex(choice, providerIndex, id, name, position, k);
+    // `id` and `name` appear only as this piece had them: absent, not undefined-valued. Written out
+    // per shape: spreading optional parts would build throwaway objects for every fragment.
+    const type = 'tool-call-delta';
+    if (id === undefined) {
+      this.emit(name === undefined ? { type, choice, index, arguments: fragment } : { type, choice, index, name, arguments: fragment });
+    } else {
+      this.emit(name === undefined ? { type, choice, index, id, arguments: fragment } : { type, choice, index, id, name, arguments: fragment });
+    }
   }
 
   /**
@@ -241,7 +239,8 @@ export class OpenAiChatParser extends JsonDialectParser {
     providerIndex: number | undefined,
     id: string | undefined,
     name: string | undefined,
-    where: () => string,
+    position: number,
+    k: number,
   ): number {
     let calls = this.toolCalls.get(choice);
     if (calls === undefined) {
@@ -252,7 +251,7 @@ export class OpenAiChatParser extends JsonDialectParser {
     if (id !== undefined) index = calls.byId.get(id);
     else if (providerIndex !== undefined) index = calls.byProviderIndex.get(providerIndex);
     else if (name === undefined) {
-      if (calls.last < 0) throw this.protocolError(`${where()} belongs to no call: it has no index, id or name`);
+      if (calls.last < 0) throw this.protocolError(`${toolCallPath(position, k)} belongs to no call: it has no index, id or name`);
       index = calls.last;
     }
     if (index === undefined) {
@@ -260,7 +259,7 @@ export class OpenAiChatParser extends JsonDialectParser {
         const expected = calls.highestProviderIndex + 1;
         const firstMayBeSparse = !this.strict && calls.highestProviderIndex < 0;
         if (providerIndex > expected && !firstMayBeSparse) {
-          throw this.protocolError(`${where()}.index ${providerIndex} skips ahead: the next call would be ${expected}`);
+          throw this.protocolError(`${toolCallPath(position, k)}.index ${providerIndex} skips ahead: the next call would be ${expected}`);
         }
       }
       if (calls.count >= this.maxToolCalls) {
@@ -268,7 +267,7 @@ export class OpenAiChatParser extends JsonDialectParser {
       }
       index = calls.count++;
     }
-    if (providerIndex !== undefined) {
+    if (providerIndex !== undefined && calls.byProviderIndex.get(providerIndex) !== index) {
       calls.byProviderIndex.set(providerIndex, index);
       if (providerIndex > calls.highestProviderIndex) calls.highestProviderIndex = providerIndex;
     }
@@ -295,3 +294,8 @@ function readContentParts(parts: readonly unknown[]): { content?: string; reason
 
 /** The `openai-chat` dialect's factory, for `assembleChunks({ dialect: openaiChat })` and composition. */
 export const openaiChat: DialectFactory = (emit, options) => new OpenAiChatParser(emit, options);
+
+/** Where a tool-call fragment sits in its chunk, for error messages. */
+function toolCallPath(position: number, k: number): string {
+  return `choices[${position}].delta.tool_calls[${k}]`;
+}
