@@ -96,4 +96,19 @@ describe('auto-detection', () => {
   it('throws at once for an unknown dialect name', () => {
     expect(() => assembleChunks({ dialect: 'klingon' as never })).toThrow(TypeError);
   });
+
+  it('parses the frame that decides the format once, not once to detect and again to read', () => {
+    const deciding = JSON.stringify({ id: 'x', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'y'.repeat(1000) } }] });
+    const parse = jest.spyOn(JSON, 'parse');
+    try {
+      const { completion } = assembleText(
+        `data: ${deciding}\n\ndata: {"id":"x","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n`,
+        autoDialect,
+      );
+      expect(completion?.content).toHaveLength(1000);
+      expect(parse.mock.calls.filter(([text]) => text === deciding)).toHaveLength(1);
+    } finally {
+      parse.mockRestore();
+    }
+  });
 });

@@ -17,6 +17,12 @@ export interface DialectOptions {
 export interface DialectParser {
   push(frame: SseFrame): void;
   end(): void;
+  /**
+   * Offers a parse of `data` already made by the caller (the `auto` dialect parses the frame that
+   * decides the format), to be used by the next `push` of that same data instead of parsing it again:
+   * that frame can be a 10 MB line.
+   */
+  adoptParsed?(data: string, value: unknown): void;
 }
 
 /** Makes a parser for one stream. */

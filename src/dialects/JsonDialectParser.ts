@@ -24,8 +24,20 @@ export abstract class JsonDialectParser implements DialectParser {
   abstract push(frame: SseFrame): void;
   abstract end(): void;
 
+  /** A parse offered by `adoptParsed`, waiting for the push of its data. */
+  private adopted: { readonly data: string; readonly value: unknown } | undefined = undefined;
+
+  adoptParsed(data: string, value: unknown): void {
+    this.adopted = { data, value };
+  }
+
   /** The payload parsed as JSON; `what` names it in the error (`data`, `line`). */
   protected parseJson(data: string, what = 'data'): unknown {
+    const adopted = this.adopted;
+    if (adopted !== undefined) {
+      this.adopted = undefined;
+      if (adopted.data === data) return adopted.value;
+    }
     try {
       return JSON.parse(data);
     } catch (cause) {

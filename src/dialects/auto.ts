@@ -83,6 +83,8 @@ export class AutoDialectParser implements DialectParser {
     this.parser = factory(this.emit, this.options);
     for (const waiting of this.waiting) this.parser.push(waiting);
     this.waiting = [];
+    // The deciding frame is already parsed: a dialect that can take the parse is spared a second one.
+    this.parser.adoptParsed?.(frame.data, payload);
     this.parser.push(frame);
   }
 
