@@ -5,7 +5,7 @@ import { JsonObject, finiteNumber, isJsonObject, nonEmptyString } from '../inter
 import { DialectFactory } from './Dialect.js';
 import { JsonDialectParser, describeValue } from './JsonDialectParser.js';
 import { providerErrorFrom } from './providerError.js';
-import { readTimings } from './usage.js';
+import { readTimings, readPromptProgress } from './usage.js';
 
 /** The `stop_type` values that older llama.cpp builds sent as three booleans instead. */
 const LEGACY_STOP_FLAGS: readonly (readonly [field: string, stopType: string])[] = [
@@ -96,12 +96,7 @@ export class LlamaCppCompletionParser extends JsonDialectParser {
     if (progress !== undefined) {
       this.emit({
         type: 'progress',
-        progress: {
-          total: finiteNumber(progress['total']) ?? 0,
-          cache: finiteNumber(progress['cache']) ?? 0,
-          processed: finiteNumber(progress['processed']) ?? 0,
-          timeMs: finiteNumber(progress['time_ms']) ?? 0,
-        },
+        progress: readPromptProgress(progress),
       });
     }
 

@@ -2,11 +2,11 @@ import { SseFrame } from '../core/SseParser.js';
 import { StreamClosedEarlyError } from '../errors.js';
 import { ChatEvent, Usage } from '../events.js';
 import { normalizeFinishReason } from '../internal/finishReason.js';
-import { JsonObject, excerpt, finiteNumber, isJsonObject, nonEmptyString } from '../internal/json.js';
+import { JsonObject, excerpt, isJsonObject, nonEmptyString } from '../internal/json.js';
 import { DialectFactory, DialectOptions } from './Dialect.js';
 import { JsonDialectParser, describeValue, isIndex } from './JsonDialectParser.js';
 import { providerErrorFrom } from './providerError.js';
-import { mergeUsage, readOpenAiUsage, readTimings } from './usage.js';
+import { mergeUsage, readOpenAiUsage, readTimings, readPromptProgress } from './usage.js';
 
 /** Options of the `openai-chat` dialect. */
 export interface OpenAiChatOptions extends DialectOptions {
@@ -86,21 +86,19 @@ export class OpenAiChatParser extends JsonDialectParser {
   }
 
   private readChunk(chunk: JsonObject): void {
-    const id = nonEmptyString(chunk['id']);
-    if (id !== undefined && !this.started) {
-      this.started = true;
-      this.emit({ type: 'start', id, model: nonEmptyString(chunk['model']) ?? null });
+    if (!this.started) {
+      // Every chunk repeats the id; it is read only until the first one names it.
+      const id = nonEmptyString(chunk['id']);
+      if (id !== undefined) {
+        this.started = true;
+        this.emit({ type: 'start', id, model: nonEmptyString(chunk['model']) ?? null });
+      }
     }
     const progress = chunk['prompt_progress'];
     if (isJsonObject(progress)) {
       this.emit({
         type: 'progress',
-        progress: {
-          total: finiteNumber(progress['total']) ?? 0,
-          cache: finiteNumber(progress['cache']) ?? 0,
-          processed: finiteNumber(progress['processed']) ?? 0,
-          timeMs: finiteNumber(progress['time_ms']) ?? 0,
-        },
+        progress: readPromptProgress(progress),
       });
     }
     // Timings are read before the choices: a chunk's reasoning counts its own predicted_n.

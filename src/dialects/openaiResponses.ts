@@ -2,11 +2,11 @@ import { SseFrame } from '../core/SseParser.js';
 import { StreamClosedEarlyError } from '../errors.js';
 import { Usage } from '../events.js';
 import { normalizeFinishReason } from '../internal/finishReason.js';
-import { JsonObject, excerpt, finiteNumber, isJsonObject, nonEmptyString } from '../internal/json.js';
+import { JsonObject, excerpt, isJsonObject, nonEmptyString } from '../internal/json.js';
 import { DialectFactory } from './Dialect.js';
 import { JsonDialectParser, describeValue, isIndex } from './JsonDialectParser.js';
 import { providerErrorFrom } from './providerError.js';
-import { buildUsage } from './usage.js';
+import { readResponsesUsage } from './usage.js';
 
 /** The output item types that are tool calls the client runs (built-in tool calls run on the server). */
 const CALL_ITEM_TYPES = new Set(['function_call', 'custom_tool_call']);
@@ -348,23 +348,6 @@ export class OpenAiResponsesParser extends JsonDialectParser {
     if (typeof value === 'object') return this.serialize(value, where);
     throw this.protocolError(`${where} is ${describeValue(value)}, not text`);
   }
-
-}
-
-/**
- * Reads a Responses usage object (`input_tokens`, `output_tokens`, `total_tokens`, with
- * `input_tokens_details.cached_tokens` and `output_tokens_details.reasoning_tokens`).
- */
-function readResponsesUsage(usage: JsonObject): Usage | undefined {
-  const inputDetails = isJsonObject(usage['input_tokens_details']) ? usage['input_tokens_details'] : undefined;
-  const outputDetails = isJsonObject(usage['output_tokens_details']) ? usage['output_tokens_details'] : undefined;
-  return buildUsage(
-    finiteNumber(usage['input_tokens']),
-    finiteNumber(usage['output_tokens']),
-    finiteNumber(usage['total_tokens']),
-    inputDetails && finiteNumber(inputDetails['cached_tokens']),
-    outputDetails && finiteNumber(outputDetails['reasoning_tokens']),
-  );
 }
 
 /**

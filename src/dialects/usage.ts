@@ -1,23 +1,56 @@
-import { Timings, Usage } from '../events.js';
+import { PromptProgress, Timings, Usage } from '../events.js';
 import { JsonObject, finiteNumber, isJsonObject } from '../internal/json.js';
 
+/** The field names of one family of usage objects. */
+interface UsageFields {
+  readonly prompt: string;
+  readonly completion: string;
+  readonly promptDetails: string;
+  readonly completionDetails: string;
+}
+
+const CHAT_FIELDS: UsageFields = {
+  prompt: 'prompt_tokens',
+  completion: 'completion_tokens',
+  promptDetails: 'prompt_tokens_details',
+  completionDetails: 'completion_tokens_details',
+};
+
+const RESPONSES_FIELDS: UsageFields = {
+  prompt: 'input_tokens',
+  completion: 'output_tokens',
+  promptDetails: 'input_tokens_details',
+  completionDetails: 'output_tokens_details',
+};
+
+/** Reads a usage object of OpenAI's shape under the given field names; undefined when it counts nothing. */
+function readUsage(usage: JsonObject, fields: UsageFields): Usage | undefined {
+  const promptDetails = usage[fields.promptDetails];
+  const completionDetails = usage[fields.completionDetails];
+  return buildUsage(
+    finiteNumber(usage[fields.prompt]),
+    finiteNumber(usage[fields.completion]),
+    finiteNumber(usage['total_tokens']),
+    isJsonObject(promptDetails) ? finiteNumber(promptDetails['cached_tokens']) : undefined,
+    isJsonObject(completionDetails) ? finiteNumber(completionDetails['reasoning_tokens']) : undefined,
+  );
+}
+
 /**
- * Reads an OpenAI-shaped usage object (`prompt_tokens`, `completion_tokens`, `total_tokens`, with
+ * Reads a Chat Completions usage object (`prompt_tokens`, `completion_tokens`, `total_tokens`, with
  * `prompt_tokens_details.cached_tokens` and `completion_tokens_details.reasoning_tokens`). Returns
  * undefined when the object carries no count at all.
  */
 export function readOpenAiUsage(usage: JsonObject): Usage | undefined {
-  const promptDetails = isJsonObject(usage['prompt_tokens_details']) ? usage['prompt_tokens_details'] : undefined;
-  const completionDetails = isJsonObject(usage['completion_tokens_details'])
-    ? usage['completion_tokens_details']
-    : undefined;
-  return buildUsage(
-    finiteNumber(usage['prompt_tokens']),
-    finiteNumber(usage['completion_tokens']),
-    finiteNumber(usage['total_tokens']),
-    promptDetails && finiteNumber(promptDetails['cached_tokens']),
-    completionDetails && finiteNumber(completionDetails['reasoning_tokens']),
-  );
+  return readUsage(usage, CHAT_FIELDS);
+}
+
+/**
+ * Reads a Responses usage object (`input_tokens`, `output_tokens`, `total_tokens`, with
+ * `input_tokens_details.cached_tokens` and `output_tokens_details.reasoning_tokens`).
+ */
+export function readResponsesUsage(usage: JsonObject): Usage | undefined {
+  return readUsage(usage, RESPONSES_FIELDS);
 }
 
 /** A `Usage` from the counts a dialect found; undefined when it found none. */
@@ -74,4 +107,14 @@ export function readTimings(raw: JsonObject): Timings {
   }
   // Defined, not assigned: `timings[key] = value` with the key `__proto__` would drop the field.
   return Object.fromEntries(timings);
+}
+
+/** llama.cpp's `prompt_progress`: how far the server is through reading the prompt. */
+export function readPromptProgress(raw: JsonObject): PromptProgress {
+  return {
+    total: finiteNumber(raw['total']) ?? 0,
+    cache: finiteNumber(raw['cache']) ?? 0,
+    processed: finiteNumber(raw['processed']) ?? 0,
+    timeMs: finiteNumber(raw['time_ms']) ?? 0,
+  };
 }
