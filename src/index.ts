@@ -35,6 +35,8 @@ export { PartialJson, DEFAULT_PREVIEW_MAX_DEPTH, DEFAULT_PREVIEW_MAX_SIZE } from
 export type { PartialJsonOptions, PartialJsonStop } from './core/PartialJson.js';
 export { NdjsonParser } from './core/NdjsonParser.js';
 export type { NdjsonParserOptions } from './core/NdjsonParser.js';
+export { JsonTemplateParser } from './core/JsonTemplateParser.js';
+export type { JsonTemplateParserOptions, JsonTemplateStats } from './core/JsonTemplateParser.js';
 
 export { decodeUtf8 } from './decodeUtf8.js';
 export { sseFrames } from './sseFrames.js';

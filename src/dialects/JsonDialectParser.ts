@@ -1,3 +1,4 @@
+import { JsonTemplateParser } from '../core/JsonTemplateParser.js';
 import { SseFrame } from '../core/SseParser.js';
 import { ProtocolError } from '../errors.js';
 import { JsonObject, excerpt, isJsonObject } from '../internal/json.js';
@@ -24,6 +25,12 @@ export abstract class JsonDialectParser implements DialectParser {
   abstract push(frame: SseFrame): void;
   abstract end(): void;
 
+  /**
+   * Reads each payload: chunks repeat their envelope, so after two of one shape only the values that
+   * vary are parsed (see `JsonTemplateParser`). Dialects only read the values it returns.
+   */
+  private readonly json = new JsonTemplateParser();
+
   /** A parse offered by `adoptParsed`, waiting for the push of its data. */
   private adopted: { readonly data: string; readonly value: unknown } | undefined = undefined;
 
@@ -39,7 +46,7 @@ export abstract class JsonDialectParser implements DialectParser {
       if (adopted.data === data) return adopted.value;
     }
     try {
-      return JSON.parse(data);
+      return this.json.parse(data);
     } catch (cause) {
       throw new ProtocolError(`frame ${this.frameCount}: ${what} is not JSON: ${excerpt(data)}`, {
         cause,
