@@ -69,6 +69,21 @@ describe('JsonTemplateParser', () => {
       ]);
     });
 
+    it('with reuse, writes the holes into the template’s own value: each value is right until the next parse', () => {
+      const parser = new JsonTemplateParser({ reuse: true });
+      const texts = ['one', 'two', 'three', 'four'].map(contentChunk);
+      const values = texts.map((text) => {
+        const value = parser.parse(text);
+        expectSameAsJsonParse(value, text);
+        return value;
+      });
+      expect(parser.stats.hits).toBe(2);
+      // The second text taught the template: its value is the one the hits wrote into.
+      expect(values[2]).toBe(values[1]);
+      expect(values[3]).toBe(values[1]);
+      expectSameAsJsonParse(values[3], texts[3]!);
+    });
+
     it('reads identical texts (no holes) through a template', () => {
       expect(parseAll(Array(5).fill('{"type":"ping"}')).stats).toEqual({ hits: 3, misses: 2, learned: 1 });
     });
@@ -240,10 +255,13 @@ describe('JsonTemplateParser', () => {
       { maxLength: 40 },
     );
 
-    it('every text reads as JSON.parse reads it, or throws a SyntaxError when JSON.parse does', () => {
+    it.each([
+      ['copying', false],
+      ['reusing', true],
+    ])('every text reads as JSON.parse reads it, or throws a SyntaxError when JSON.parse does (%s)', (_, reuse) => {
       fc.assert(
         fc.property(texts, (sequence) => {
-          const parser = new JsonTemplateParser();
+          const parser = new JsonTemplateParser({ reuse });
           for (const text of sequence) {
             let expected: unknown;
             try {

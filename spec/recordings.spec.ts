@@ -2,11 +2,12 @@ import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
 import { OperatorFunction, pipe } from 'rxjs';
 import { assembleChunks } from '../src/assembleChunks';
+import { JsonTemplateParser } from '../src/core/JsonTemplateParser';
 import { SseFrame } from '../src/core/SseParser';
 import { decodeUtf8 } from '../src/decodeUtf8';
 import { DialectFactory } from '../src/dialects/Dialect';
 import { DIALECTS, autoDialect } from '../src/dialects/registry';
-import { Completion } from '../src/events';
+import { ChatEvent, Completion } from '../src/events';
 import { finalizeCompletion } from '../src/finalizeCompletion';
 import { groupToolCallsByIndex } from '../src/groupToolCallsByIndex';
 import { ndjsonFrames } from '../src/ndjsonFrames';
@@ -98,5 +99,80 @@ describe('recordings in marbles/', () => {
         }
       }
     });
+  });
+});
+
+/**
+ * The dialects read payloads through `JsonTemplateParser` with `reuse`: a payload read through a
+ * template is overwritten by the next one. These tests prove that no dialect keeps an object of a
+ * payload: every recording (and a long synthetic stream of every kind of OpenAI chunk) gives the
+ * same events, in full, with templates and with a plain `JSON.parse` of every payload.
+ */
+describe('payloads read through templates', () => {
+  function events(bytes: Uint8Array, framing: OperatorFunction<string, SseFrame>, dialect: DialectFactory): Outcome<ChatEvent> {
+    return runSync(chunksOf(bytes, 7), pipe(decodeUtf8(), framing, assembleChunks({ dialect })));
+  }
+
+  function withoutTemplates<T>(body: () => T): T {
+    const spy = jest.spyOn(JsonTemplateParser.prototype, 'parse').mockImplementation((text: string): unknown => JSON.parse(text));
+    try {
+      return body();
+    } finally {
+      spy.mockRestore();
+    }
+  }
+
+  /** Runs `body` and returns what it returned and the template hits of every parser it used. */
+  function countingHits<T>(body: () => T): { result: T; hits: number } {
+    const spy = jest.spyOn(JsonTemplateParser.prototype, 'parse');
+    try {
+      const result = body();
+      const parsers = new Set(spy.mock.contexts as JsonTemplateParser[]);
+      return { result, hits: [...parsers].reduce((sum, parser) => sum + parser.stats.hits, 0) };
+    } finally {
+      spy.mockRestore();
+    }
+  }
+
+  function expectSameOutcome(actual: Outcome<ChatEvent>, expected: Outcome<ChatEvent>): void {
+    expect(actual.values).toEqual(expected.values);
+    expect((actual.error as Error | undefined)?.message).toBe((expected.error as Error | undefined)?.message);
+  }
+
+  it('every recording gives the same events with templates as without', () => {
+    let hits = 0;
+    for (const recording of all) {
+      const dialect = NAMED[recording.expected.dialect]!;
+      const templated = countingHits(() => events(recording.bytes, recording.framing, dialect));
+      hits += templated.hits;
+      expectSameOutcome(templated.result, withoutTemplates(() => events(recording.bytes, recording.framing, dialect)));
+    }
+    // The recordings are short, but the longer ones repeat their chunks' shape.
+    expect(hits).toBeGreaterThan(100);
+  });
+
+  it('a long OpenAI stream mixing reasoning, text, refusals and interleaved tool calls gives the same events', () => {
+    const head = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":';
+    const lines: string[] = [];
+    const delta = (body: string): void => void lines.push(`data: ${head}${body},"finish_reason":null}]}\n\n`);
+    delta('{"role":"assistant","content":""}');
+    for (let i = 0; i < 60; i++) delta(`{"reasoning_content":${JSON.stringify(`step ${i} "q" \\ `)}}`);
+    for (let i = 0; i < 60; i++) delta(`{"content":${JSON.stringify(`word${i} é 中 😀\n`)}}`);
+    for (let call = 0; call < 4; call++) {
+      delta(`{"tool_calls":[{"index":${call},"id":"call_${call}","type":"function","function":{"name":"f${call}","arguments":""}}]}`);
+    }
+    for (let i = 0; i < 200; i++) delta(`{"tool_calls":[{"index":${i % 4},"function":{"arguments":${JSON.stringify(i < 4 ? '{"a":"' : 'x')}}}]}`);
+    for (let call = 0; call < 4; call++) delta(`{"tool_calls":[{"index":${call},"function":{"arguments":"\\"}"}}]}`);
+    lines.push(`data: ${head}{},"finish_reason":"tool_calls"}]}\n\n`);
+    lines.push('data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}\n\ndata: [DONE]\n\n');
+    const bytes = new TextEncoder().encode(lines.join(''));
+    const dialect = NAMED['openai-chat']!;
+    const templated = countingHits(() => events(bytes, sseFrames(), dialect));
+    expect(templated.hits).toBeGreaterThan(300);
+    const plain = withoutTemplates(() => events(bytes, sseFrames(), dialect));
+    expect(plain.error).toBeUndefined();
+    expectSameOutcome(templated.result, plain);
+    const completion = runSync(chunksOf(bytes, 64), pipe(decodeUtf8(), sseFrames(), assembleChunks({ dialect }), finalizeCompletion()));
+    expect(completion.values[0]!.toolCalls.map((call) => call.args)).toEqual([{ a: 'x'.repeat(49) }, { a: 'x'.repeat(49) }, { a: 'x'.repeat(49) }, { a: 'x'.repeat(49) }]);
   });
 });

@@ -4,6 +4,13 @@ export interface JsonTemplateParserOptions {
   readonly maxTemplates?: number;
   /** The longest text a template is learned from; longer ones are always parsed in full. Default 16 KiB. */
   readonly maxLearnLength?: number;
+  /**
+   * Return the template's own value with the holes written into it, instead of a copy of the
+   * containers on the way to them. Faster (a hit then allocates nothing but the hole values), but a
+   * value read through a template is only valid until the next `parse`: for a reader that takes the
+   * values it needs out of each text before reading the next, as the dialects do. Default false.
+   */
+  readonly reuse?: boolean;
 }
 
 /** Counts of how texts were read, for benchmarks and tests. */
@@ -76,7 +83,8 @@ const BACKSLASH = 92;
  * The result is always the value `JSON.parse(text)` would return, and a text `JSON.parse` rejects
  * throws its `SyntaxError` (a text that matches a template is valid JSON by construction: the
  * template was checked against the text it was learned from). The one difference: values returned
- * for texts of one shape share the parts that did not change, so treat them as read-only.
+ * for texts of one shape share the parts that did not change, so treat them as read-only (and with
+ * `reuse`, the value of a text read through a template is overwritten by the next one).
  *
  * Templates are learned only from texts written as `JSON.stringify` writes them (no spaces, the same
  * escapes), which is what the servers we have recordings of send; others are always parsed in full,
@@ -96,6 +104,7 @@ const BACKSLASH = 92;
 export class JsonTemplateParser {
   private readonly maxTemplates: number;
   private readonly maxLearnLength: number;
+  private readonly reuse: boolean;
   private readonly templates: Template[] = [];
   /** Recent texts parsed in full, to learn a template from when the next one has the same shape. */
   private readonly samples: Sample[] = [];
@@ -109,6 +118,7 @@ export class JsonTemplateParser {
   constructor(options: JsonTemplateParserOptions = {}) {
     this.maxTemplates = options.maxTemplates ?? 4;
     this.maxLearnLength = options.maxLearnLength ?? 16 * 1024;
+    this.reuse = options.reuse === true;
   }
 
   get stats(): JsonTemplateStats {
@@ -179,7 +189,10 @@ export class JsonTemplateParser {
       position = end + literal.length;
     }
     if (position !== text.length) return MISS;
-    return kinds.length === 0 ? template.root : fill(template.steps, template.root, values);
+    if (kinds.length === 0) return template.root;
+    if (!this.reuse) return fill(template.steps, template.root, values);
+    fillInPlace(template.steps, template.root, values);
+    return template.root;
   }
 
   private learnFrom(text: string, value: object): void {
@@ -318,6 +331,16 @@ function fill(steps: readonly CopyStep[], source: object, values: readonly unkno
     copy[step.key] = step.hole >= 0 ? values[step.hole] : fill(step.children, (source as Record<string | number, object>)[step.key]!, values);
   }
   return copy;
+}
+
+/** Writes `values` at the holes of `target` itself. */
+function fillInPlace(steps: readonly CopyStep[], target: object, values: readonly unknown[]): void {
+  const container = target as Record<string | number, unknown>;
+  for (let s = 0; s < steps.length; s++) {
+    const step = steps[s]!;
+    if (step.hole >= 0) container[step.key] = values[step.hole];
+    else fillInPlace(step.children, container[step.key] as object, values);
+  }
 }
 
 /** The index of the quote that closes the string whose text starts at `from`, or -1. */

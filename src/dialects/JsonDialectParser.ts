@@ -27,9 +27,11 @@ export abstract class JsonDialectParser implements DialectParser {
 
   /**
    * Reads each payload: chunks repeat their envelope, so after two of one shape only the values that
-   * vary are parsed (see `JsonTemplateParser`). Dialects only read the values it returns.
+   * vary are parsed (see `JsonTemplateParser`). With `reuse`, a payload read through a template is
+   * overwritten by the next one: dialects take the strings and numbers they need out of each payload
+   * while reading it and keep no object of it (the recordings spec checks this).
    */
-  private readonly json = new JsonTemplateParser();
+  private readonly json = new JsonTemplateParser({ reuse: true });
 
   /** A parse offered by `adoptParsed`, waiting for the push of its data. */
   private adopted: { readonly data: string; readonly value: unknown } | undefined = undefined;
