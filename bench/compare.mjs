@@ -259,6 +259,11 @@ out('  contender gets the same array), each contender is warmed up once on an in
 out('  size, then timed in rounds, one run per contender per round with the order rotating each round, after a full GC');
 out('  (not timed). A run is the whole path from the chunk array to the assembled result. Every result is checked: text');
 out('  length and each tool call\'s argument length must equal the generator\'s; a contender that disagrees fails the run.');
+out('- While a cell is timed, one more stream of each contender stays open, fed all of the warm-up input but its last');
+out('  chunk, as in a process that serves other streams while one is measured. Without it the full GC before each run');
+out('  frees every object of a contender, V8 drops their hidden classes, and with them the optimized code specialized');
+out('  for them (`--trace-deopt`: "weak objects"): every run would start in unoptimized code. That penalty grows with the');
+out('  amount of code a contender runs per chunk; on text x1 at 16 KiB it doubled this library\'s time (57 ms against 31 ms).');
 out('- Entries read `median ms · MB/s · ratio to the floor` (the floor\'s median in the same cell). `[n]` marks an entry');
 out(`  with fewer than ${params.runs} runs (slow contenders on big inputs stop once their runs add up to ${params.capMs} ms).`);
 out(`- \`${budgetText}\`: a run went over the budget and was stopped (contenders whose loop is written here, and the web`);

@@ -127,7 +127,7 @@ function createFold() {
 const measureFold = (r) => ({ text: r.content.length, args: r.toolCalls.map((c) => c.arguments.length) });
 
 // 2. eventsource-parser's createParser fed by a streaming TextDecoder, then the fold.
-function eventsourceParser(chunks, ctx) {
+function createEventsourceParserFold() {
   const decoder = new TextDecoder();
   const fold = createFold();
   const parser = createParser({
@@ -135,13 +135,23 @@ function eventsourceParser(chunks, ctx) {
       if (event.data !== '[DONE]') fold.add(JSON.parse(event.data));
     },
   });
+  return {
+    push: (piece) => parser.feed(decoder.decode(piece, { stream: true })),
+    end() {
+      const rest = decoder.decode();
+      if (rest !== '') parser.feed(rest);
+      return fold.result();
+    },
+  };
+}
+
+function eventsourceParser(chunks, ctx) {
+  const reader = createEventsourceParserFold();
   for (let i = 0; i < chunks.length; i++) {
     if (i % CHECK_EVERY === 0 && performance.now() > ctx.deadline) throw new BudgetExceeded();
-    parser.feed(decoder.decode(chunks[i], { stream: true }));
+    reader.push(chunks[i]);
   }
-  const rest = decoder.decode();
-  if (rest !== '') parser.feed(rest);
-  return fold.result();
+  return reader.end();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -158,6 +168,29 @@ function body(chunks, ctx) {
     },
   });
 }
+
+/**
+ * A body that hands out `chunks` and then stays open, as a reply still streaming does; `fed` resolves
+ * once every chunk has been pulled.
+ */
+function openBody(chunks) {
+  let i = 0;
+  let fed;
+  const done = new Promise((resolve) => (fed = resolve));
+  const stream = new ReadableStream({
+    pull(controller) {
+      if (i < chunks.length) return controller.enqueue(chunks[i++]);
+      fed();
+      return new Promise(() => {});
+    },
+  });
+  return { stream, fed: done };
+}
+
+/** Waits until the microtasks and tasks queued by an async pipeline have run. */
+const settle = async () => {
+  for (let i = 0; i < 10; i++) await new Promise((resolve) => setTimeout(resolve, 0));
+};
 
 // 3. The official openai SDK's ChatCompletionStream, through to finalChatCompletion().
 //
@@ -192,6 +225,16 @@ async function openaiSdk(chunks, ctx) {
   }
 }
 
+async function holdOpenaiSdk(chunks) {
+  const body = openBody(chunks);
+  nextResponse = () => new Response(body.stream, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+  const stream = openaiClient.chat.completions.stream(openaiParams);
+  stream.finalChatCompletion().catch(() => {});
+  await body.fed;
+  await settle();
+  return stream;
+}
+
 const measureOpenai = (c) => {
   const message = c.choices[0].message;
   return { text: message.content?.length ?? 0, args: (message.tool_calls ?? []).map((t) => t.function.arguments.length) };
@@ -199,8 +242,8 @@ const measureOpenai = (c) => {
 
 // 4. A web-streams pipeline shaped like the Vercel AI SDK's: body → TextDecoderStream →
 // EventSourceParserStream → a TransformStream that JSON.parses each event's data → the fold.
-async function webStreams(chunks, ctx) {
-  const chunkStream = body(chunks, ctx)
+function webStreamsPipeline(source) {
+  return source
     .pipeThrough(new TextDecoderStream())
     .pipeThrough(new EventSourceParserStream())
     .pipeThrough(
@@ -210,7 +253,9 @@ async function webStreams(chunks, ctx) {
         },
       }),
     );
-  const fold = createFold();
+}
+
+async function foldAll(chunkStream, fold) {
   const reader = chunkStream.getReader();
   for (;;) {
     const { value, done } = await reader.read();
@@ -218,6 +263,19 @@ async function webStreams(chunks, ctx) {
     fold.add(value);
   }
   return fold.result();
+}
+
+async function webStreams(chunks, ctx) {
+  return foldAll(webStreamsPipeline(body(chunks, ctx)), createFold());
+}
+
+async function holdWebStreams(chunks) {
+  const body = openBody(chunks);
+  const fold = createFold();
+  foldAll(webStreamsPipeline(body.stream), fold).catch(() => {});
+  await body.fed;
+  await settle();
+  return fold;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -245,14 +303,26 @@ const library = (kind) => (chunks, ctx) => drain(from(chunks).pipe(libraryPipeli
 
 const measureLibrary = (c) => ({ text: c.content?.length ?? 0, args: c.toolCalls.map((t) => t.arguments.length) });
 
+/** Opens a stream of the pull-style contenders and feeds it `chunks`, leaving it open. */
+const holdDriver = (start) => (chunks, ctx) => {
+  const driver = start(ctx);
+  for (const piece of chunks) driver.push(piece);
+  return driver;
+};
+
+// `hold(chunks)` opens one more stream of the contender, feeds it the chunks and leaves it open for
+// the whole cell, as in a process that serves other streams while one is measured. Without it, the
+// full GC before each timed run frees every object of the contender, V8 then drops the hidden classes
+// (maps) of those objects, and with them the optimized code that was specialized for them: each run
+// would start in unoptimized code (worker.mjs explains why the GC is there).
 export const CONTENDERS = [
-  { name: 'floor', label: 'floor (TextDecoder + split + JSON.parse)', run: floor, measure: (r) => r, sync: true },
-  { name: 'eventsource-parser', label: 'eventsource-parser createParser + fold', run: eventsourceParser, measure: measureFold, sync: true },
-  { name: 'openai', label: 'openai SDK ChatCompletionStream → finalChatCompletion()', run: openaiSdk, measure: measureOpenai, sync: false },
-  { name: 'web-streams', label: 'web streams like the Vercel AI SDK (TextDecoderStream → EventSourceParserStream → JSON.parse → fold)', run: webStreams, measure: measureFold, sync: false },
-  { name: 'lib finalize', label: 'this library: decodeUtf8 → sseFrames → assembleChunks() → finalizeCompletion()', run: library('finalize'), measure: measureLibrary, sync: true, library: true },
-  { name: 'lib scan', label: 'this library with scanCompletion() (a snapshot per event; the last one)', run: library('scan'), measure: measureLibrary, sync: true, library: true },
-  { name: 'lib openai-chat', label: "this library with assembleChunks({ dialect: 'openai-chat' }) → finalizeCompletion()", run: library('explicit'), measure: measureLibrary, sync: true, library: true },
+  { name: 'floor', label: 'floor (TextDecoder + split + JSON.parse)', run: floor, hold: holdDriver(createFloor), measure: (r) => r, sync: true },
+  { name: 'eventsource-parser', label: 'eventsource-parser createParser + fold', run: eventsourceParser, hold: holdDriver(createEventsourceParserFold), measure: measureFold, sync: true },
+  { name: 'openai', label: 'openai SDK ChatCompletionStream → finalChatCompletion()', run: openaiSdk, hold: holdOpenaiSdk, measure: measureOpenai, sync: false },
+  { name: 'web-streams', label: 'web streams like the Vercel AI SDK (TextDecoderStream → EventSourceParserStream → JSON.parse → fold)', run: webStreams, hold: holdWebStreams, measure: measureFold, sync: false },
+  { name: 'lib finalize', label: 'this library: decodeUtf8 → sseFrames → assembleChunks() → finalizeCompletion()', run: library('finalize'), hold: holdDriver((ctx) => subjectDriver('finalize', ctx)), measure: measureLibrary, sync: true, library: true },
+  { name: 'lib scan', label: 'this library with scanCompletion() (a snapshot per event; the last one)', run: library('scan'), hold: holdDriver((ctx) => subjectDriver('scan', ctx)), measure: measureLibrary, sync: true, library: true },
+  { name: 'lib openai-chat', label: "this library with assembleChunks({ dialect: 'openai-chat' }) → finalizeCompletion()", run: library('explicit'), hold: holdDriver((ctx) => subjectDriver('explicit', ctx)), measure: measureLibrary, sync: true, library: true },
 ];
 
 // ---------------------------------------------------------------------------------------------

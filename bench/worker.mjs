@@ -3,8 +3,9 @@
 //
 // For each chunk size: cut the bytes into the chunk array every contender reads; warm every
 // contender up once on a small input of the same shape (1/20 of the x1 size) at the same chunk
-// size; then rounds of timed runs, one run per contender per round, the order rotating every round,
-// with a full GC before each timed run (not timed); then the memory runs. Every result is checked against
+// size; open one more stream of each contender, fed most of the small input, and leave it open
+// (`hold`); then rounds of timed runs, one run per contender per round, the order rotating every
+// round, with a full GC before each timed run (not timed); then the memory runs. Every result is checked against
 // the workload's expected text and argument lengths; a contender that disagrees or throws is
 // reported as an error.
 import { parentPort, workerData } from 'node:worker_threads';
@@ -141,6 +142,10 @@ for (const chunkSize of chunkSizes) {
       active.splice(active.indexOf(contender), 1);
     }
   }
+  // One stream of each contender stays open through the timed runs (see `hold` in contenders.mjs),
+  // fed all of the warm-up input but its last chunk.
+  let held = [];
+  for (const contender of active) held.push(await contender.hold(warmChunks.slice(0, -1), { ...ctxBase }));
   // Timed rounds: each active contender once per round, the order rotating.
   for (let round = 0; active.length > 0; round++) {
     const order = active.map((_, i) => active[(i + round) % active.length]);
@@ -158,6 +163,7 @@ for (const chunkSize of chunkSizes) {
       if (r.status !== 'ok' || r.samples.length >= runs || sum >= capMs) active.splice(active.indexOf(contender), 1);
     }
   }
+  held = [];
   for (const r of Object.values(results)) if (r.status === 'ok') r.median = median(r.samples);
   const memory = {};
   for (const name of Object.keys(MEMORY_CONTENDERS)) {

@@ -74,6 +74,8 @@ class CallState {
   closed: ToolCall | undefined = undefined;
   /** This call's last snapshot, reused until the call changes. */
   cached: PartialToolCall | undefined = undefined;
+  /** Where the call is in its choice's calls sorted by index (set when they are sorted). */
+  position = 0;
   constructor(readonly index: number) {}
 
   get arguments(): string {
@@ -97,7 +99,14 @@ class ChoiceState {
    * only what that event changed, not a rebuild of every choice and call.
    */
   cached: ChoiceSnapshot | undefined = undefined;
+  /** The last snapshot of the calls: handed out, so never changed; the next one is a changed copy. */
   cachedCalls: readonly PartialToolCall[] | undefined = undefined;
+  /**
+   * The calls changed since `cachedCalls`: none (undefined), one, or several (null). With many calls
+   * streaming in turn, one changes per event: its snapshot replaces its entry in a copy of the last
+   * array, instead of every call being looked up again.
+   */
+  changedCall: CallState | null | undefined = undefined;
   sorted: CallState[] | undefined = undefined;
   constructor(readonly index: number) {}
 
@@ -318,6 +327,7 @@ export class CompletionTracker {
       choice.calls.set(index, call);
       choice.openCalls++;
       choice.sorted = undefined;
+      choice.cachedCalls = undefined;
     } else if (call.closed !== undefined) {
       throw new ProtocolError(`a fragment arrived for tool call ${index} of choice ${choice.index} after it closed`);
     }
@@ -333,7 +343,8 @@ export class CompletionTracker {
   /** Drops the cached snapshots that show `call`. */
   private touchCall(choice: ChoiceState, call: CallState): void {
     call.cached = undefined;
-    choice.cachedCalls = undefined;
+    const changed = choice.changedCall;
+    choice.changedCall = changed === undefined || changed === call ? call : null;
     this.touch(choice);
   }
 
@@ -368,7 +379,12 @@ export class CompletionTracker {
 }
 
 function sortedCalls(choice: ChoiceState): CallState[] {
-  return (choice.sorted ??= [...choice.calls.values()].sort((a, b) => a.index - b.index));
+  let sorted = choice.sorted;
+  if (sorted === undefined) {
+    sorted = choice.sorted = [...choice.calls.values()].sort((a, b) => a.index - b.index);
+    for (let position = 0; position < sorted.length; position++) sorted[position]!.position = position;
+  }
+  return sorted;
 }
 
 function choiceSnapshot(choice: ChoiceState): ChoiceSnapshot {
@@ -377,10 +393,25 @@ function choiceSnapshot(choice: ChoiceState): ChoiceSnapshot {
     content: choice.content,
     reasoning: choice.reasoning,
     refusal: choice.refusal,
-    toolCalls: (choice.cachedCalls ??= sortedCalls(choice).map(callSnapshot)),
+    toolCalls: callSnapshots(choice),
     finishReason: choice.finishReason,
     rawFinishReason: choice.rawFinishReason,
   });
+}
+
+function callSnapshots(choice: ChoiceState): readonly PartialToolCall[] {
+  const changed = choice.changedCall;
+  let calls = choice.cachedCalls;
+  if (calls === undefined || changed === null) {
+    calls = sortedCalls(choice).map(callSnapshot);
+  } else if (changed !== undefined) {
+    const copy = calls.slice();
+    copy[changed.position] = callSnapshot(changed);
+    calls = copy;
+  }
+  choice.cachedCalls = calls;
+  choice.changedCall = undefined;
+  return calls;
 }
 
 function callSnapshot(call: CallState): PartialToolCall {
