@@ -1,10 +1,9 @@
 import { ProtocolError } from '../errors.js';
+import { TextBuilder } from '../internal/TextBuilder.js';
 
 const LF = 10;
 const CR = 13;
 const BOM = 0xfeff;
-/** Fragments per block of a pending line (see `blocks`). */
-const BLOCK = 256;
 
 /**
  * Splits text into lines over any chunking, in time linear in the input: the line layer under
@@ -12,8 +11,9 @@ const BLOCK = 256;
  *
  * Lines end in CRLF, LF or CR; a CR that ends one chunk and an LF that starts the next are one line
  * end (the CR ends the line at once, and the LF is skipped when it comes). One leading U+FEFF is
- * dropped. A line still open when a chunk ends is kept as a list of fragments and joined once, when
- * its end arrives, so a 10 MB line in 7-character pieces is neither rescanned nor re-concatenated.
+ * dropped. A line still open when a chunk ends is gathered in a `TextBuilder` (small pieces are
+ * flattened into blocks of a few kilobytes, large ones kept as they are) and read once, when its end
+ * arrives, so a 10 MB line in 7-character pieces is neither rescanned nor re-concatenated.
  * A line longer than `maxLineLength` is a `ProtocolError`, raised before it is buffered.
  *
  * @example
@@ -27,15 +27,13 @@ const BLOCK = 256;
  * ```
  */
 export class LineSplitter {
-  /** Fragments of the line that has not ended yet, and their total length. */
-  private fragments: string[] = [];
-  private fragmentsLength = 0;
   /**
-   * Every `BLOCK` fragments are joined into one block string. A long line in tiny pieces would
-   * otherwise keep millions of small strings alive until its end, and the garbage collector's work
-   * on them grows faster than the line. Each character is copied twice in all: linear.
+   * The line that has not ended yet. Not a list of fragments joined at the end: a long line in tiny
+   * pieces would keep millions of small strings alive until its end, and the garbage collector's work
+   * on them grows faster than the line; nor `pending += piece` alone, whose rope keeps a node per
+   * piece. Each character is copied at most twice: linear.
    */
-  private blocks: string[] = [];
+  private readonly pending = new TextBuilder();
   /** The last chunk ended in CR: an LF at the start of the next one ends no second line. */
   private skipLeadingLineFeed = false;
   private atStreamStart = true;
@@ -56,12 +54,12 @@ export class LineSplitter {
 
   /** True while a line has begun and not ended. */
   get hasPendingLine(): boolean {
-    return this.fragmentsLength > 0;
+    return this.pending.length > 0;
   }
 
-  /** The text of the line that has not ended (joined on demand, for error reports). */
+  /** The text of the line that has not ended (for error reports). */
   get pendingLine(): string {
-    return this.blocks.join('') + this.fragments.join('');
+    return this.pending.value ?? '';
   }
 
   push(text: string): void {
@@ -85,14 +83,13 @@ export class LineSplitter {
       if (nextLf !== -1 && nextLf < position) nextLf = text.indexOf('\n', position);
       if (nextCr === -1 && nextLf === -1) break;
       const lineEnd = nextCr === -1 ? nextLf : nextLf === -1 ? nextCr : Math.min(nextCr, nextLf);
-      this.checkLength(this.fragmentsLength + lineEnd - position);
+      const pending = this.pending;
+      this.checkLength(pending.length + lineEnd - position);
       let line = text.slice(position, lineEnd);
-      if (this.fragmentsLength > 0) {
-        this.fragments.push(line);
-        line = this.blocks.length === 0 ? this.fragments.join('') : this.blocks.join('') + this.fragments.join('');
-        this.fragments = [];
-        this.blocks = [];
-        this.fragmentsLength = 0;
+      if (pending.length > 0) {
+        pending.append(line);
+        line = pending.value!;
+        pending.clear();
       }
       position = lineEnd + 1;
       if (text.charCodeAt(lineEnd) === CR) {
@@ -103,13 +100,8 @@ export class LineSplitter {
       this.onLine(line);
     }
     if (position < length) {
-      this.checkLength(this.fragmentsLength + length - position);
-      this.fragments.push(position === 0 ? text : text.slice(position));
-      this.fragmentsLength += length - position;
-      if (this.fragments.length === BLOCK) {
-        this.blocks.push(this.fragments.join(''));
-        this.fragments = [];
-      }
+      this.checkLength(this.pending.length + length - position);
+      this.pending.append(position === 0 ? text : text.slice(position));
     }
   }
 

@@ -1,5 +1,7 @@
 /** Characters gathered before the recent pieces are flattened into one block. */
 const BLOCK = 4096;
+/** Pieces this long are kept as they are: a rope node per piece is nothing next to its text. */
+const LARGE = 256;
 
 /**
  * Text appended piece by piece in time linear in its length, and cheap to keep.
@@ -16,21 +18,40 @@ export class TextBuilder {
   /** The pieces since the last block. */
   private tail = '';
   private empty = true;
+  /** Characters appended so far. */
+  length = 0;
 
   append(piece: string): void {
     this.empty = false;
-    this.tail += piece;
-    if (this.tail.length >= BLOCK) {
-      // Reading a character flattens the rope in place; its pieces then die young.
-      this.tail.charCodeAt(0);
-      this.head += this.tail;
-      this.tail = '';
+    this.length += piece.length;
+    if (piece.length >= LARGE) {
+      // Copying a large piece into a block would only copy it once more.
+      if (this.tail !== '') this.flushTail();
+      this.head += piece;
+      return;
     }
+    this.tail += piece;
+    if (this.tail.length >= BLOCK) this.flushTail();
+  }
+
+  private flushTail(): void {
+    // Reading a character flattens the rope in place; its pieces then die young.
+    this.tail.charCodeAt(0);
+    this.head += this.tail;
+    this.tail = '';
   }
 
   /** The text so far, or `null` when nothing was ever appended. */
   get value(): string | null {
     if (this.empty) return null;
     return this.tail === '' ? this.head : this.head + this.tail;
+  }
+
+  /** Starts again from nothing. */
+  clear(): void {
+    this.head = '';
+    this.tail = '';
+    this.empty = true;
+    this.length = 0;
   }
 }
