@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { Observable, defer, of, retry, take, throwError, concat } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
+import { Utf8Decoder } from '../src/core/Utf8Decoder';
 import { decodeUtf8 } from '../src/decodeUtf8';
 import { ProtocolError, StreamClosedEarlyError } from '../src/errors';
 import { chunksOf, utf8 } from './support/chunking';
@@ -206,6 +207,41 @@ describe('decodeUtf8', () => {
           }
         }),
         { numRuns: 500 },
+      );
+    });
+
+    it('gives what a streaming TextDecoder gives for every chunk, short ASCII chunks included (fast-check)', () => {
+      // Mostly ASCII, with BOMs, multi-byte characters, lone continuation and lead bytes, cut into
+      // pieces of 0 to 10 bytes: short ASCII chunks are decoded without TextDecoder.
+      const byte = fc.oneof(
+        { weight: 6, arbitrary: fc.integer({ min: 0x20, max: 0x7e }) },
+        { weight: 1, arbitrary: fc.constantFrom(0xef, 0xbb, 0xbf, 0xc3, 0xa9, 0xe4, 0xb8, 0xad, 0xf0, 0x9f, 0x98, 0x80, 0x80, 0xff) },
+      );
+      fc.assert(
+        fc.property(fc.array(fc.array(byte, { maxLength: 10 }), { maxLength: 20 }), fc.boolean(), (pieces, fatal) => {
+          const reference = new TextDecoder('utf-8', { fatal });
+          const decoder = new Utf8Decoder({ fatal });
+          for (const piece of pieces) {
+            const chunk = new Uint8Array(piece);
+            let expected: string;
+            try {
+              expected = reference.decode(chunk, { stream: true });
+            } catch {
+              expect(() => decoder.push(chunk)).toThrow(ProtocolError);
+              return;
+            }
+            expect(decoder.push(chunk)).toBe(expected);
+          }
+          let rest: string;
+          try {
+            rest = reference.decode();
+          } catch {
+            rest = '\ufffd';
+          }
+          if (rest === '') decoder.end();
+          else expect(() => decoder.end()).toThrow(StreamClosedEarlyError);
+        }),
+        { numRuns: 1000 },
       );
     });
 

@@ -12,6 +12,12 @@ export interface Utf8DecoderOptions {
 
 /** Reused for every call: `decode` reads the option, it does not keep the object. */
 const STREAM: TextDecodeOptions = { stream: true };
+/**
+ * Chunks this short and all ASCII are decoded here: a call into `TextDecoder` costs more than the
+ * few characters (measured: 7-byte chunks decode in three quarters of the time; from 16 bytes on the
+ * decoder is faster).
+ */
+const SHORT_CHUNK = 8;
 
 /**
  * The pure core of `decodeUtf8`: bytes in, text out, over any chunking.
@@ -42,6 +48,11 @@ export class Utf8Decoder {
    */
   private readonly recent = new Uint8Array(3);
   private recentLength = 0;
+  /**
+   * The last byte so far was ASCII: the decoder then holds no part of a character, and has already
+   * settled the BOM (it returned that byte), so an ASCII chunk decodes to its bytes as they are.
+   */
+  private afterAscii = false;
 
   constructor(options: Utf8DecoderOptions = {}) {
     this.fatal = options.fatal === true;
@@ -50,6 +61,21 @@ export class Utf8Decoder {
 
   /** Decodes one chunk; returns the text it completes (possibly `''`). */
   push(bytes: Uint8Array): string {
+    const length = bytes.length;
+    if (length <= SHORT_CHUNK && this.afterAscii) {
+      let text = '';
+      let i = 0;
+      for (; i < length; i++) {
+        const byte = bytes[i]!;
+        if (byte >= 0x80) break;
+        text += String.fromCharCode(byte);
+      }
+      if (i === length) {
+        if (length > 0) this.remember(bytes);
+        this.byteCount += length;
+        return text;
+      }
+    }
     let text: string;
     try {
       text = this.decoder.decode(bytes, STREAM);
@@ -89,6 +115,7 @@ export class Utf8Decoder {
   /** Keeps the last three bytes of the stream, `bytes` included. */
   private remember(bytes: Uint8Array): void {
     const n = bytes.length;
+    if (n > 0) this.afterAscii = bytes[n - 1]! < 0x80;
     if (n >= 3) {
       this.recent[0] = bytes[n - 3]!;
       this.recent[1] = bytes[n - 2]!;
