@@ -9,7 +9,7 @@
 // in bench/workloads.mjs, the contenders in bench/contenders.mjs. Settings (environment):
 //   BENCH_SCALE       size of x1 relative to the nominal sizes (20 MB text, 5 MB of arguments,
 //                     20 MB of 64 calls, a 10 MB line); default 0.25, see SIZE_NOTE below
-//   BENCH_RUNS        timed runs per contender and cell, at most (default 5)
+//   BENCH_RUNS        timed runs per contender and cell, at most (default 7)
 //   BENCH_CAP_MS      no further run once a contender's runs in a cell add up to this (default 1000)
 //   BENCH_BUDGET_MS   the time budget of one run (default 3000); over it, "> budget"
 //   BENCH_MAX_CHUNKS  cells with more chunks than this are not run (default 6000000)
@@ -56,7 +56,7 @@ const env = process.env;
 const list = (value, fallback) => (value ? value.split(',').map((s) => s.trim()).filter(Boolean) : fallback);
 
 const params = {
-  runs: Number(env.BENCH_RUNS ?? 5),
+  runs: Number(env.BENCH_RUNS ?? 7),
   capMs: Number(env.BENCH_CAP_MS ?? 1000),
   budgetMs: Number(env.BENCH_BUDGET_MS ?? 3000),
   maxChunks: Number(env.BENCH_MAX_CHUNKS ?? 6_000_000),
@@ -278,8 +278,9 @@ out('  filling up between scavenges (about 16 MB here); the second figure leaves
 out('  `v8.getHeapSpaceStatistics()` but `new_space`), which shows what survived scavenges: data held, or promoted');
 out('  garbage until the next full GC. *retained* is heapUsed after the Completion was emitted and two full GCs, while');
 out('  the Completion (or the last snapshot) is still referenced, above the same level. *payload* is the completion\'s');
-out('  text plus argument strings as V8 stores them (1 byte per character when all are Latin-1, else 2). Differences');
-out('  of a few hundred kB are noise (compiled code and type feedback come and go between GCs).');
+out('  text plus argument strings as V8 stores them (1 byte per character when all are Latin-1, else 2). Each memory run');
+out('  is made twice and the one that retained less is shown: the first also keeps the code compiled and the type');
+out('  feedback gathered for its path, up to a few hundred kB, which is noise next to the data on small inputs.');
 out();
 out('## Workloads');
 out();
@@ -411,6 +412,79 @@ for (const w of workloads)
       for (const [n, r] of Object.entries(cellOf(w, scale, size)?.results ?? {}))
         if (r.status.startsWith('budget')) overBudget.push(`${n} (${w} x${scale} ${fmtSize(size)})`);
 out(`Over the budget of ${params.budgetMs} ms per run: ${overBudget.length ? overBudget.join(', ') : 'none'}.`);
+out();
+
+// The targets of the performance issue, each checked against this run.
+out('## Targets');
+out();
+out('Each target, the worst cell of this run for it, and whether every cell meets it.');
+out();
+const verdict = (ok) => (ok ? 'met' : '**not met**');
+{
+  const toCompletion = ['lib finalize', 'lib openai-chat'];
+  const worst = (items) => items.reduce((a, b) => (b.value > a.value ? b : a), { value: -Infinity, where: '—' });
+  const where = (w, scale, size, n) => `${n}, ${w} x${scale} at ${fmtSize(size)}`;
+  for (const [size, limit] of [[16384, 1.15], [7, 1.5]]) {
+    if (!chunkSizes.includes(size)) continue;
+    const items = [];
+    for (const w of workloads)
+      for (const scale of scales) {
+        const floorMs = medianOf(w, scale, size, 'floor');
+        for (const n of toCompletion) {
+          const ms = medianOf(w, scale, size, n);
+          if (floorMs && ms !== undefined) items.push({ value: ms / floorMs, where: where(w, scale, size, n) });
+        }
+      }
+    const top = worst(items);
+    out(`- Bytes to Completion within ${limit}× the floor at ${fmtSize(size)} chunks: worst ${top.value.toFixed(2)}× (${top.where}): ${verdict(top.value <= limit)}.`);
+  }
+  const slower = [];
+  for (const w of workloads)
+    for (const scale of scales)
+      for (const size of chunkSizes) {
+        const ms = medianOf(w, scale, size, 'lib finalize');
+        if (ms === undefined) continue;
+        for (const n of ['eventsource-parser', 'openai', 'web-streams']) {
+          const peer = medianOf(w, scale, size, n);
+          if (peer !== undefined && peer <= ms) slower.push(`${w} x${scale} at ${fmtSize(size)}: ${n} ${fmtMs(peer)} ms against ${fmtMs(ms)} ms`);
+        }
+      }
+  out(`- Faster than every peer (lib finalize against each peer's median, in every cell both ran): ${slower.length ? `slower in ${slower.join('; ')}` : 'faster in every cell'}: ${verdict(slower.length === 0)}.`);
+  const linear = [];
+  for (const w of workloads)
+    for (const size of chunkSizes)
+      for (const n of names.filter((x) => x.startsWith('lib'))) {
+        const a = medianOf(w, 1, size, n);
+        const b = medianOf(w, 4, size, n);
+        if (a !== undefined && b !== undefined) linear.push({ value: b / a, where: `${n}, ${w} at ${fmtSize(size)}` });
+      }
+  if (linear.length) {
+    const top = worst(linear);
+    out(`- Linear, x4 costing at most x4.4: worst ${top.value.toFixed(2)} (${top.where}): ${verdict(top.value <= 4.4)}.`);
+  }
+  const kept = [];
+  for (const { w, size, scale, m } of memoryCells)
+    for (const n of ['lib finalize', 'lib scan']) {
+      const x = m[n];
+      if (x && !x.error && x.payload) kept.push({ value: x.retained / x.payload, where: `${n}, ${w} x${scale} at ${fmtSize(size)}` });
+    }
+  if (kept.length) {
+    const top = worst(kept);
+    out(`- Heap retained after the Completion at most 2× its text and arguments: worst ${top.value.toFixed(2)}× (${top.where}): ${verdict(top.value <= 2)}.`);
+  }
+  const scans = [];
+  for (const w of workloads)
+    for (const scale of scales)
+      for (const size of chunkSizes) {
+        const a = medianOf(w, scale, size, 'lib finalize');
+        const b = medianOf(w, scale, size, 'lib scan');
+        if (a !== undefined && b !== undefined) scans.push({ value: b / a, where: `${w} x${scale} at ${fmtSize(size)}` });
+      }
+  if (scans.length) {
+    const top = worst(scans);
+    out(`- scanCompletion (a snapshot per event) at most 1.3× the pipeline without it: worst ${top.value.toFixed(2)}× (${top.where}): ${verdict(top.value <= 1.3)}.`);
+  }
+}
 out();
 if (failures.length) {
   out('## FAILURES');
