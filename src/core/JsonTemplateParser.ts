@@ -52,11 +52,6 @@ interface Template {
   readonly steps: readonly CopyStep[];
 }
 
-interface Sample {
-  readonly text: string;
-  readonly value: unknown;
-}
-
 const MISS: unique symbol = Symbol('miss');
 const MAX_HOLES = 8;
 const MAX_SAMPLES = 4;
@@ -106,8 +101,8 @@ export class JsonTemplateParser {
   private readonly maxLearnLength: number;
   private readonly reuse: boolean;
   private readonly templates: Template[] = [];
-  /** Recent texts parsed in full, to learn a template from when the next one has the same shape. */
-  private readonly samples: Sample[] = [];
+  /** The values of recent texts parsed in full, to learn a template from when the next one has their shape. */
+  private readonly samples: object[] = [];
   /** The values of the holes of the text being matched. */
   private readonly values: unknown[] = [];
   private learnFailures = 0;
@@ -198,10 +193,9 @@ export class JsonTemplateParser {
   private learnFrom(text: string, value: object): void {
     const samples = this.samples;
     for (let s = 0; s < samples.length; s++) {
-      const sample = samples[s]!;
       const holes: Hole[] = [];
       const budget = { left: MAX_COMPARED };
-      if (!findHoles(sample.value, value, [], holes, budget)) continue;
+      if (!findHoles(samples[s], value, [], holes, budget)) continue;
       samples.splice(s, 1);
       const template = this.makeTemplate(text, value, holes);
       if (template === undefined) {
@@ -213,7 +207,7 @@ export class JsonTemplateParser {
       if (this.templates.length > this.maxTemplates) this.templates.pop();
       return;
     }
-    samples.unshift({ text, value });
+    samples.unshift(value);
     if (samples.length > MAX_SAMPLES) samples.pop();
   }
 
