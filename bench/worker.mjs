@@ -14,7 +14,7 @@ import { WORKLOADS, chunk } from './workloads.mjs';
 import { CONTENDERS, MEMORY_CONTENDERS, BudgetExceeded } from './contenders.mjs';
 
 const { workload, scale, sizeScale, chunkSizes, exclude, overBudgetAtX1, params } = workerData;
-const { runs, budgetMs, capMs, maxChunks } = params;
+const { runs, minMs, maxRuns, budgetMs, capMs, maxChunks } = params;
 const gc = globalThis.gc;
 if (typeof gc !== 'function') throw new Error('run with node --expose-gc');
 
@@ -160,7 +160,8 @@ for (const chunkSize of chunkSizes) {
         r.error = String(error?.stack ?? error);
       }
       const sum = r.samples.reduce((a, b) => a + b, 0);
-      if (r.status !== 'ok' || r.samples.length >= runs || sum >= capMs) active.splice(active.indexOf(contender), 1);
+      const enough = (r.samples.length >= runs && sum >= minMs) || r.samples.length >= maxRuns || sum >= capMs;
+      if (r.status !== 'ok' || enough) active.splice(active.indexOf(contender), 1);
     }
   }
   held = [];
