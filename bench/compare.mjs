@@ -445,20 +445,7 @@ const verdict = (ok) => (ok ? 'met' : '**not met**');
     const top = worst(items);
     out(`- Bytes to Completion within ${limit}× the floor at ${fmtSize(size)} chunks: worst ${top.value.toFixed(2)}× (${top.where}): ${verdict(top.value <= limit)}.`);
   }
-  const slower = [];
-  for (const w of workloads)
-    for (const scale of scales)
-      for (const size of chunkSizes) {
-        const ms = medianOf(w, scale, size, 'lib finalize');
-        if (ms === undefined) continue;
-        for (const n of ['eventsource-parser', 'openai', 'web-streams']) {
-          const peer = medianOf(w, scale, size, n);
-          if (peer !== undefined && peer <= ms) slower.push(`${w} x${scale} at ${fmtSize(size)}: ${n} ${fmtMs(peer)} ms against ${fmtMs(ms)} ms`);
-        }
-      }
-  out(`- Faster than every peer (lib finalize against each peer's median, in every cell both ran): ${slower.length ? `slower in ${slower.join('; ')}` : 'faster in every cell'}: ${verdict(slower.length === 0)}.`);
-  // The narrowest margins, whichever way they go: a difference of a few percent is within what this
-  // machine's medians move from run to run, so these cells are ties rather than wins or losses.
+  // Each peer's median against the library's, in every cell both ran.
   const margins = [];
   for (const w of workloads)
     for (const scale of scales)
@@ -467,9 +454,14 @@ const verdict = (ok) => (ok ? 'met' : '**not met**');
         if (ms === undefined) continue;
         for (const n of ['eventsource-parser', 'openai', 'web-streams']) {
           const peer = medianOf(w, scale, size, n);
-          if (peer !== undefined) margins.push({ value: peer / ms - 1, where: `${n}, ${w} x${scale} at ${fmtSize(size)}` });
+          if (peer === undefined) continue;
+          margins.push({ value: peer / ms - 1, where: `${n}, ${w} x${scale} at ${fmtSize(size)}`, text: `${w} x${scale} at ${fmtSize(size)}: ${n} ${fmtMs(peer)} ms against ${fmtMs(ms)} ms` });
         }
       }
+  const slower = margins.filter((m) => m.value <= 0).map((m) => m.text);
+  out(`- Faster than every peer (lib finalize against each peer's median, in every cell both ran): ${slower.length ? `slower in ${slower.join('; ')}` : 'faster in every cell'}: ${verdict(slower.length === 0)}.`);
+  // The narrowest margins, whichever way they go: a difference of a few percent is within what this
+  // machine's medians move from run to run, so these cells are ties rather than wins or losses.
   const close = margins.filter((m) => m.value < 0.03).sort((a, b) => a.value - b.value);
   if (close.length) {
     const pct = (v) => `${v >= 0 ? '+' : '−'}${Math.abs(v * 100).toFixed(1)}%`;
