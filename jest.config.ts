@@ -4,6 +4,8 @@ const config: Config = {
   testEnvironment: 'node',
   roots: ['<rootDir>/spec'],
   testMatch: ['**/*.spec.ts'],
+  // Builds dist/ once, before the workers start: several specs load the built package.
+  globalSetup: '<rootDir>/spec/support/globalSetup.ts',
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: { module: 'commonjs', moduleResolution: 'node10', ignoreDeprecations: '6.0', isolatedModules: true, experimentalDecorators: true, emitDecoratorMetadata: true } }],
   },

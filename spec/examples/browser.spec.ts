@@ -1,60 +1,49 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Browser, BrowserContext, Page, chromium } from 'playwright-core';
 import { ReplayServer, startReplayServer } from '../../src/cli/replayServer';
+import { chromiumExecutable } from '../support/chromium';
 import { StaticServer, startStaticServer } from '../support/staticServer';
+import { root } from '../support/build';
 
 // The example page (examples/browser/) in a real Chromium: the library's ESM build and rxjs's,
 // loaded through an import map, streaming recordings from the replay server.
 
 jest.setTimeout(30_000);
 
-const root = join(__dirname, '..', '..');
 const screenshots = join(root, 'coverage', 'browser-example');
-const CHROMIUM = '/usr/bin/chromium';
-
-/** The latest modification time of any file under `folder`. */
-function newestChange(folder: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(folder, { withFileTypes: true })) {
-    const path = join(folder, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestChange(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-/** Runs the build (scripts/build.mjs) unless dist/esm is newer than every source (a fresh clone has no dist/). */
-function buildIfStale(): void {
-  const entry = join(root, 'dist', 'esm', 'index.js');
-  if (existsSync(entry) && statSync(entry).mtimeMs >= newestChange(join(root, 'src'))) return;
-  try {
-    execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'pipe' });
-  } catch (error) {
-    const { stdout, stderr } = error as { stdout?: Buffer; stderr?: Buffer };
-    throw new Error(`the build failed:\n${stdout?.toString() ?? ''}${stderr?.toString() ?? ''}`);
-  }
-}
 
 let replay: ReplayServer | undefined;
 let site: StaticServer | undefined;
 let browser: Browser | undefined;
 
-beforeAll(async () => {
-  buildIfStale();
+/** What both describes need: the page's server in front of the replay server (the build is Jest's global setup). */
+async function startSite(): Promise<void> {
   replay = await startReplayServer();
   site = await startStaticServer({ root, replayUrl: replay.url });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
-}, 120_000);
+}
 
-afterAll(async () => {
-  await browser?.close();
+async function stopSite(): Promise<void> {
   await site?.close();
   await replay?.close();
-});
+  site = undefined;
+  replay = undefined;
+}
+
+/** Launches the Chromium that `chromiumExecutable` finds; a failure names it and where it came from. */
+async function launchBrowser(): Promise<Browser> {
+  const { path, source } = await chromiumExecutable();
+  console.info(`the browser example runs in ${path} (from ${source})`);
+  try {
+    return await chromium.launch({
+      executablePath: path,
+      headless: true, // playwright passes `--headless` (and the switches that go with it) itself
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+  } catch (error) {
+    throw new Error(`could not launch Chromium at ${path} (from ${source})`, { cause: error });
+  }
+}
 
 /** What the page shows, read from its DOM. */
 interface Shown {
@@ -135,6 +124,18 @@ async function screenshot(page: Page, name: string): Promise<void> {
 }
 
 describe('the browser example', () => {
+  // Generous: the first run may decompress the bundled Chromium, and the build may run.
+  beforeAll(async () => {
+    await startSite();
+    browser = await launchBrowser();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    browser = undefined;
+    await stopSite();
+  });
+
   it('renders a reply with reasoning and two tool calls as it streams, then its status', async () => {
     const { page, context, problems } = await open('recording=/dialects/llamacpp-chat.sse&chunk=24&delay=4');
     try {
@@ -197,6 +198,12 @@ describe('the browser example', () => {
       await context.close();
     }
   });
+});
+
+// No browser here: this runs (and fails on its own) whether or not a Chromium can be launched.
+describe('the browser example\'s static server', () => {
+  beforeAll(startSite, 120_000);
+  afterAll(stopSite);
 
   it('the static server serves the example\'s folders and nothing else of the repository', async () => {
     const status = async (path: string): Promise<number> => (await fetch(`${site!.url}${path}`)).status;
