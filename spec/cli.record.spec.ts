@@ -1,4 +1,6 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'fs';
+import { createServer } from 'http';
+import { AddressInfo } from 'net';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { lastValueFrom } from 'rxjs';
@@ -6,7 +8,8 @@ import { parseRecordArguments, record, redactUrl } from '../src/cli/record';
 import { framingOfRecording, replay } from '../src/cli/replay';
 import { ReplayServer, startReplayServer } from '../src/cli/replayServer';
 import { assembleChunks } from '../src/assembleChunks';
-import { StreamRecording, parseRecording, replayRecording, serializeRecording } from '../src/core/StreamRecording';
+import { StreamRecording, parseRecording, serializeRecording } from '../src/core/StreamRecording';
+import { replayRecording } from '../src/replayRecording';
 import { decodeUtf8 } from '../src/decodeUtf8';
 import { ProtocolError } from '../src/errors';
 import { Completion } from '../src/events';
@@ -145,14 +148,62 @@ describe('record', () => {
     expect(replayed.lines.at(-1)).toMatchObject({ error: { name: 'StreamClosedEarlyError' } });
   });
 
-  it('an error status: exit 1 with the ProviderError, and a recording with no chunks', async () => {
+  it('an error status: exit 1 with the ProviderError; the recording keeps the status, the headers and the body, and replays to the same error', async () => {
     const out = join(folder, 'status.rec.jsonl');
     const { code, output } = await runRecord(`${server.url}/openai/text.sse?status=429`, { out });
     expect(code).toBe(1);
     expect(output).toContain('ProviderError: the provider answered HTTP 429: replayed error 429');
     const recording = parseRecording(readFileSync(out, 'utf8'));
-    expect(recording.chunks).toEqual([]);
+    expect(recording.status).toBe(429);
     expect(recording.contentType).toBe('application/json');
+    expect(recording.headers).toMatchObject({ 'content-type': 'application/json' });
+    expect(new TextDecoder().decode(recording.bytes())).toBe('{"error":{"message":"replayed error 429","type":"replay_error","code":429}}');
+    const replayed = await runReplay(out);
+    expect(replayed.code).toBe(1);
+    expect(replayed.lines.at(-1)).toMatchObject({
+      error: { name: 'ProviderError', message: 'the provider answered HTTP 429: replayed error 429' },
+    });
+  });
+
+  it("a llama.cpp-style 400 with a cookie: the cookie is not written, and the replay gives the live error", async () => {
+    // What llama.cpp's server answers to a prompt longer than its context: JSON, no line end.
+    const body = '{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":9000,"n_ctx":4096}}';
+    const refusing = createServer((_request, response) => {
+      response.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'set-cookie': 'session=secret', 'x-api-key': 'sk-secret', 'x-ratelimit-remaining-tokens': '42' });
+      response.end(body);
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    try {
+      const out = join(folder, 'llamacpp-400.rec.jsonl');
+      const live = await runRecord(`http://127.0.0.1:${(refusing.address() as AddressInfo).port}/v1/chat/completions`, { out, json: true });
+      expect(live.code).toBe(1);
+      const liveError = (JSON.parse(live.output.trim().split('\n').at(-1)!) as { error: unknown }).error;
+      expect(liveError).toMatchObject({
+        name: 'ProviderError',
+        message: 'the provider answered HTTP 400: the request exceeds the available context size, try increasing it',
+      });
+      const file = readFileSync(out, 'utf8');
+      expect(file).not.toContain('secret');
+      const recording = parseRecording(file);
+      expect(recording.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', 'x-ratelimit-remaining-tokens': '42' });
+      expect(Object.keys(recording.headers!)).not.toContain('set-cookie');
+      expect(Object.keys(recording.headers!)).not.toContain('x-api-key');
+      const replayed = await runReplay(out);
+      expect(replayed.lines.at(-1)).toEqual({ error: liveError });
+    } finally {
+      await new Promise((resolve) => refusing.close(resolve));
+    }
+  });
+
+  it('an HTML page with status 200: the same ProtocolError live and replayed', async () => {
+    const out = join(folder, 'html.rec.jsonl');
+    const live = await runRecord(`${server.url}/openai/text.sse?type=text/html`, { out, json: true });
+    expect(live.code).toBe(1);
+    const liveError = (JSON.parse(live.output.trim().split('\n').at(-1)!) as { error: { name: string; message: string } }).error;
+    expect(liveError.name).toBe('ProtocolError');
+    expect(liveError.message).toContain('got text/html');
+    const replayed = await runReplay(out);
+    expect(replayed.lines.at(-1)).toEqual({ error: liveError });
   });
 
   it('no response at all: exit 1, says so, and writes no file', async () => {

@@ -5,7 +5,7 @@ import { OperatorFunction, pipe, tap } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { assembleChunks } from '../src/assembleChunks';
 import { assembleMessages } from '../src/assembleMessages';
-import { CompletionSnapshot } from '../src/core/CompletionTracker';
+import { CompletionSnapshot } from '../src/events';
 import { SseFrame, SseParser } from '../src/core/SseParser';
 import { TokenAssembler, TokenEvent } from '../src/core/TokenAssembler';
 import { decodeUtf8 } from '../src/decodeUtf8';

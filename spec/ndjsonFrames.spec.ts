@@ -1,7 +1,7 @@
 import { TestScheduler } from 'rxjs/testing';
 import { NdjsonParser } from '../src/core/NdjsonParser';
 import { SseFrame } from '../src/core/SseParser';
-import { ProtocolError, StreamClosedEarlyError } from '../src/errors';
+import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../src/errors';
 import { ndjsonFrames } from '../src/ndjsonFrames';
 import { splitAt } from './support/chunking';
 import fc from 'fast-check';
@@ -48,6 +48,13 @@ describe('ndjsonFrames', () => {
   it('keeps what arrived of the cut line as partial', () => {
     const { error } = parse(['{"a":1}\n{"done":', 'tr']);
     expect((error as StreamClosedEarlyError).partial).toBe('{"done":tr');
+  });
+
+  it("is a ProviderError with the provider's message when the unended last line is a JSON error object", () => {
+    const { frames, error } = parse(['{"message":{"content":"a"},"done":false}\n', '{"error":"model \'llama9\' not found"}']);
+    expect(frames).toEqual([line('{"message":{"content":"a"},"done":false}')]);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ message: "the provider answered with an error instead of a stream: model 'llama9' not found", position: { line: 2 } });
   });
 
   it('is a ProtocolError for a line longer than maxLineLength', () => {

@@ -2,13 +2,15 @@ import { Observable, from, lastValueFrom, take, toArray } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import {
   StreamRecording,
+  isCredentialHeader,
   isRecordingText,
   parseRecording,
-  replayRecording,
   serializeRecording,
 } from '../src/core/StreamRecording';
+import { replayRecording } from '../src/replayRecording';
 import { decodeUtf8 } from '../src/decodeUtf8';
-import { ProtocolError } from '../src/errors';
+import { ProtocolError, ProviderError } from '../src/errors';
+import { collect } from './support/collect';
 import { recordStream } from '../src/recordStream';
 
 const bytes = (...values: number[]): Uint8Array => Uint8Array.from(values);
@@ -216,6 +218,9 @@ describe('serializeRecording and parseRecording', () => {
     ['no recordedAt', '{"format":"rxjs-llm-stream/recording","version":1}\n', 1, 'recording line 1: "recordedAt" must be an ISO 8601 date'],
     ['a recordedAt that is no date', '{"format":"rxjs-llm-stream/recording","version":1,"recordedAt":"yesterday"}\n', 1, 'recording line 1: "recordedAt" must be an ISO 8601 date'],
     ['a source that is not a string', '{"format":"rxjs-llm-stream/recording","version":1,"recordedAt":"2026-01-01","source":7}\n', 1, 'recording line 1: "source" must be a string'],
+    ['a status that is no HTTP status', '{"format":"rxjs-llm-stream/recording","version":1,"recordedAt":"2026-01-01","status":"429"}\n', 1, 'recording line 1: "status" must be an HTTP status code'],
+    ['a status out of range', '{"format":"rxjs-llm-stream/recording","version":1,"recordedAt":"2026-01-01","status":42}\n', 1, 'recording line 1: "status" must be an HTTP status code'],
+    ['headers that are not strings', '{"format":"rxjs-llm-stream/recording","version":1,"recordedAt":"2026-01-01","headers":{"retry-after":7}}\n', 1, 'recording line 1: "headers" must be an object of strings'],
     ['a chunk line cut short', `${HEADER}\n{"t":0,"b":"ZGF0\n`, 2, 'recording line 2: not JSON'],
     ['a negative time', `${HEADER}\n{"t":0,"b":"ww=="}\n{"t":-1,"b":"ww=="}\n`, 3, 'recording line 3: "t" must be a number of milliseconds >= 0'],
     ['a time as a string', `${HEADER}\n{"t":"0","b":"ww=="}\n`, 2, 'recording line 2: "t" must be a number of milliseconds >= 0'],
@@ -234,6 +239,54 @@ describe('serializeRecording and parseRecording', () => {
     }
     expect(caught).toBeInstanceOf(ProtocolError);
     expect(caught).toMatchObject({ message, position: { line } });
+  });
+
+  it('writes and reads back the status and the headers, never keeping credentials or cookies', () => {
+    const recording = new StreamRecording({
+      recordedAt: '2026-01-01T12:00:00.000Z',
+      contentType: 'application/json',
+      status: 429,
+      headers: {
+        'Content-Type': 'application/json',
+        'retry-after': '7',
+        'x-ratelimit-remaining-tokens': '0',
+        'set-cookie': 'session=s3cret',
+        'x-api-key': 's3cret',
+        authorization: 'Bearer s3cret',
+        'x-session-id': 's3cret',
+        'x-auth-token': 's3cret',
+      },
+    });
+    recording.append(text('{"error":{"message":"slow down"}}'), 0);
+    const file = serializeRecording(recording);
+    expect(file).not.toContain('s3cret');
+    expect(file.split('\n')[0]).toBe(
+      '{"format":"rxjs-llm-stream/recording","version":1,"recordedAt":"2026-01-01T12:00:00.000Z","contentType":"application/json","status":429,' +
+        '"headers":{"content-type":"application/json","retry-after":"7","x-ratelimit-remaining-tokens":"0"}}',
+    );
+    const parsed = parseRecording(file);
+    expect(parsed.status).toBe(429);
+    expect(parsed.headers).toEqual({ 'content-type': 'application/json', 'retry-after': '7', 'x-ratelimit-remaining-tokens': '0' });
+  });
+
+  it.each([
+    ['set-cookie', true],
+    ['Cookie', true],
+    ['authorization', true],
+    ['proxy-authorization', true],
+    ['x-api-key', true],
+    ['api-key', true],
+    ['x-goog-api-key', true],
+    ['x-amz-security-token', true],
+    ['x-session-id', true],
+    ['x-csrf-token', true],
+    ['content-type', false],
+    ['x-request-id', false],
+    ['x-ratelimit-remaining-tokens', false],
+    ['openai-processing-ms', false],
+    ['anthropic-ratelimit-tokens-remaining', false],
+  ])('isCredentialHeader(%j) is %j', (name, credential) => {
+    expect(isCredentialHeader(name)).toBe(credential);
   });
 
   it('isRecordingText tells a recording from a raw body by its first line', () => {
@@ -362,6 +415,32 @@ describe('replayRecording', () => {
       // the wait for completion after `c` were never bytes, so they are not in the recording.
       expectObservable(replayRecording(parsed, { timing: 'original' })).toBe('a---b 9ms (c|)', values);
     });
+  });
+
+  it('a recording with an error status replays as the same ProviderError as live, its chunks read as the body', async () => {
+    const recording = new StreamRecording({ status: 503, contentType: 'application/json' });
+    recording.append(text('{"error":{"message":"overloaded",'), 0);
+    recording.append(text('"type":"overloaded_error"}}'), 5);
+    const { values, error } = await collect(replayRecording(recording));
+    expect(values).toEqual([]);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ message: 'the provider answered HTTP 503: overloaded', status: 503, type: 'overloaded_error' });
+  });
+
+  it('a recording with status 200 and an HTML content type is the same ProtocolError as live, unless allowed', async () => {
+    const recording = new StreamRecording({ status: 200, contentType: 'text/html; charset=utf-8' });
+    recording.append(text('data: x\n\n'), 0);
+    const refused = await collect(replayRecording(recording));
+    expect(refused.error).toBeInstanceOf(ProtocolError);
+    expect((refused.error as Error).message).toMatch(/got text\/html$/);
+    const allowed = await collect(replayRecording(recording, { contentTypes: 'any' }));
+    expect(allowed).toEqual({ values: [text('data: x\n\n')] });
+  });
+
+  it('a recording without a status (made by hand, or by an older writer) replays its chunks unchecked', async () => {
+    const recording = new StreamRecording({ contentType: 'text/html' });
+    recording.append(text('<html>'), 0);
+    expect(await collect(replayRecording(recording))).toEqual({ values: [text('<html>')] });
   });
 
   it('replays from a plain array of chunks just as from(…) would, with timing none', async () => {

@@ -3,7 +3,7 @@ import { Observable, defer, of, retry, take, throwError, concat } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { SseFrame, SseParser, SseParserOptions } from '../src/core/SseParser';
 import { decodeUtf8 } from '../src/decodeUtf8';
-import { ProtocolError, StreamClosedEarlyError } from '../src/errors';
+import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../src/errors';
 import { sseFrames } from '../src/sseFrames';
 import { chunksOf, splitAt, textChunksOf, utf8 } from './support/chunking';
 import { runSync } from './support/collect';
@@ -221,6 +221,37 @@ describe('sseFrames', () => {
       expect(early.message).toBe('the stream ended mid-line: line 4 (event 2) has no line end');
       expect(early.position).toEqual({ line: 4, event: 2 });
       expect(early.partial).toEqual({ data: 'a', incompleteLine: 'data: {"choi' });
+    });
+
+    it("is a ProviderError with the provider's message when the unended line is a JSON error object, as servers answer a refused request", () => {
+      // llama.cpp's answer to a prompt over its context, as it sends it: one line, no line end.
+      const body = '{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error"}}';
+      for (const pieces of [[body], [body.slice(0, 10), body.slice(10)]]) {
+        const { frames, error } = parse(pieces);
+        expect(frames).toEqual([]);
+        expect(error).toBeInstanceOf(ProviderError);
+        expect(error).toMatchObject({
+          message: 'the provider answered with an error instead of a stream: the request exceeds the available context size, try increasing it',
+          type: 'exceed_context_size_error',
+          code: 400,
+          status: undefined,
+          body: JSON.parse(body),
+          position: { line: 1, event: 1 },
+        });
+      }
+      expect(parse('{"error":"model not found"}').error).toMatchObject({ message: 'the provider answered with an error instead of a stream: model not found' });
+    });
+
+    it('keeps the standard reading for every other unended line: JSON without an error member, a cut error object, text', () => {
+      for (const text of ['{"choices":[]}', '{"error":{"message":"cut', 'Bad Gateway', '{"error":null}']) {
+        const { error } = parse(text);
+        expect(error).toBeInstanceOf(StreamClosedEarlyError);
+        expect((error as Error).message).toBe('the stream ended mid-line: line 1 (event 1) has no line end');
+      }
+    });
+
+    it('ignores a JSON error object on a complete line, as the standard ignores a line with no known field', () => {
+      expect(parse('{"error":{"message":"no"}}\n')).toEqual({ frames: [] });
     });
 
     it('is a StreamClosedEarlyError for a comment cut mid-line too', () => {

@@ -1,11 +1,11 @@
 import { Observable, defer, filter, from, map, of, retry, take, throwError, concat } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { SseFrame } from '../src/core/SseParser';
-import { ProtocolError, StreamClosedEarlyError } from '../src/errors';
+import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../src/errors';
 import { sseFrames } from '../src/sseFrames';
 import { transcriptDeltas } from '../src/transcriptDeltas';
 import { utf8 } from './support/chunking';
-import { runSync } from './support/collect';
+import { collectSync, runSync } from './support/collect';
 
 const bytes = (...values: number[]): Uint8Array => new Uint8Array(values);
 
@@ -171,14 +171,51 @@ describe('transcriptDeltas', () => {
     );
   });
 
-  it('passes an error from the source through', () => {
+  it("ends a source's failure as a StreamClosedEarlyError with the source's error as cause and the text published as partial", () => {
     testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
       const values = { a: 'x', x: 'x' };
-      const source = cold('  -a--#', values, new Error('socket reset'));
+      const reset = new Error('socket reset');
+      const source = cold('  -a--#', values, reset);
       const sourceSubs = '   ^---!';
       const expected = '     -x--#';
-      expectObservable(source.pipe(transcriptDeltas())).toBe(expected, values, new Error('socket reset'));
+      const typed = new StreamClosedEarlyError("the transcript's source failed after 1 character: socket reset", { cause: reset, partial: 'x' });
+      expectObservable(source.pipe(transcriptDeltas())).toBe(expected, values, typed);
       expectSubscriptions(source.subscriptions).toBe(sourceSubs);
+    });
+    const { error } = collectSync(throwError(() => new Error('socket reset')).pipe(transcriptDeltas()));
+    expect(error).toBeInstanceOf(StreamClosedEarlyError);
+    expect(error).toMatchObject({ message: "the transcript's source failed before any text arrived: socket reset", partial: undefined });
+    expect((error as Error).cause).toEqual(new Error('socket reset'));
+  });
+
+  it('passes a library error from the source through unchanged', () => {
+    const early = new ProtocolError('bad frame', { partial: 'kept' });
+    const { error } = collectSync(concat(of('a'), throwError(() => early)).pipe(transcriptDeltas()));
+    expect(error).toBe(early);
+    expect(early.partial).toBe('kept');
+  });
+
+  it("ends Angular's HttpErrorResponse with status 0 (the network failed) as a StreamClosedEarlyError with it as cause", () => {
+    const terminated = new TypeError('terminated');
+    const response = { name: 'HttpErrorResponse', status: 0, error: terminated, message: 'Http failure response for (unknown url): 0 undefined' };
+    const { values, error } = collectSync(concat(of('data: a\n\n'), throwError(() => response)).pipe(transcriptDeltas()));
+    expect(values).toEqual(['data: a\n\n']);
+    expect(error).toBeInstanceOf(StreamClosedEarlyError);
+    expect(error).toMatchObject({ message: "the transcript's source failed after 9 characters: terminated", partial: 'data: a\n\n', cause: response });
+  });
+
+  it("ends Angular's HttpErrorResponse with an error status as a ProviderError with the status and the parsed body", () => {
+    const body = '{"error":{"code":429,"message":"Rate limit reached","type":"requests"}}';
+    const response = { name: 'HttpErrorResponse', status: 429, error: body, message: 'Http failure response for /v1: 429 Too Many Requests' };
+    const { error } = collectSync(throwError(() => response).pipe(transcriptDeltas()));
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({
+      message: 'the provider answered HTTP 429: Rate limit reached',
+      status: 429,
+      type: 'requests',
+      code: 429,
+      body: JSON.parse(body),
+      cause: response,
     });
   });
 

@@ -394,7 +394,7 @@ describe('validateToolCalls', () => {
     it('fails with the first refused call in choice order, with the completion as partial', () => {
       const { values, error } = runSync(events('{"city":"Pune"}', '{"tz":7}'), pipe(finalizeCompletion(), validateToolCalls({ get_weather: weather, get_time: time })));
       expect(values).toEqual([]);
-      const refused = error as ToolArgumentsError<Completion>;
+      const refused = error as ToolArgumentsError;
       expect(refused).toBeInstanceOf(ToolArgumentsError);
       expect(refused.choice).toBe(1);
       expect(refused.call).toEqual(call(0, 'b', 'get_time', '{"tz":7}'));

@@ -15,9 +15,9 @@ export interface StreamPosition {
 }
 
 /** Options shared by every error of this library. */
-export interface LlmStreamErrorOptions<P> {
+export interface LlmStreamErrorOptions {
   /** What had been assembled before the fault. */
-  readonly partial?: P;
+  readonly partial?: unknown;
   /** Where in the input the fault was found. */
   readonly position?: StreamPosition;
   /** The underlying error, if any (a `SyntaxError` from `JSON.parse`, a transport error, ...). */
@@ -29,27 +29,30 @@ export interface LlmStreamErrorOptions<P> {
  * {@link isLlmStreamError} across realms) tells a stream fault from a bug.
  *
  * `partial` holds what had arrived before the fault: the text so far from the byte and frame layers,
- * the completion so far from the assembly layers. Nothing that arrived is lost.
+ * the completion so far from the assembly layers. Nothing that arrived is lost. It is typed
+ * `unknown`, because which layer filled it depends on the pipeline: after `finalizeCompletion`,
+ * `scanCompletion`, `groupToolCallsByIndex` or `validateToolCalls` it is a `CompletionSnapshot`, which
+ * {@link isCompletionSnapshot} checks and narrows to.
  *
  * @example
  * ```ts
- * import { LlmStreamError } from 'rxjs-llm-stream';
+ * import { LlmStreamError, isCompletionSnapshot } from 'rxjs-llm-stream';
  *
  * completion$.subscribe({
  *   error: (err) => {
- *     if (err instanceof LlmStreamError) showPartial(err.partial);
+ *     if (err instanceof LlmStreamError && isCompletionSnapshot(err.partial)) showPartial(err.partial.content);
  *   },
  * });
  * ```
  */
-export abstract class LlmStreamError<P = unknown> extends Error {
+export abstract class LlmStreamError extends Error {
   abstract override readonly name: string;
   /** What had been assembled before the fault (`undefined` when nothing had). */
-  partial: P | undefined;
+  partial: unknown;
   /** Where in the input the fault was found, when the layer that raised it knows. */
   readonly position: StreamPosition | undefined;
 
-  constructor(message: string, options: LlmStreamErrorOptions<P> = {}) {
+  constructor(message: string, options: LlmStreamErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.partial = options.partial;
     this.position = options.position;
@@ -69,7 +72,7 @@ export abstract class LlmStreamError<P = unknown> extends Error {
  * if (err instanceof StreamClosedEarlyError) retryOrShow(err.partial);
  * ```
  */
-export class StreamClosedEarlyError<P = unknown> extends LlmStreamError<P> {
+export class StreamClosedEarlyError extends LlmStreamError {
   override readonly name = 'StreamClosedEarlyError';
 }
 
@@ -84,7 +87,7 @@ export class StreamClosedEarlyError<P = unknown> extends LlmStreamError<P> {
  * if (err instanceof ProtocolError) console.error(err.message, err.position);
  * ```
  */
-export class ProtocolError<P = unknown> extends LlmStreamError<P> {
+export class ProtocolError extends LlmStreamError {
   override readonly name = 'ProtocolError';
 }
 
@@ -102,7 +105,7 @@ export class ProtocolError<P = unknown> extends LlmStreamError<P> {
  * if (err instanceof StreamIdleError) retryOrShow(err.partial);
  * ```
  */
-export class StreamIdleError<P = unknown> extends LlmStreamError<P> {
+export class StreamIdleError extends LlmStreamError {
   override readonly name = 'StreamIdleError';
 }
 
@@ -134,7 +137,7 @@ const LIBRARY_ERROR_NAMES: ReadonlySet<string> = new Set([
 ]);
 
 /** Options of {@link ProviderError}. */
-export interface ProviderErrorOptions<P> extends LlmStreamErrorOptions<P> {
+export interface ProviderErrorOptions extends LlmStreamErrorOptions {
   /** The provider's error type (`server_error`, `overloaded_error`, ...). */
   readonly type?: string;
   /** The provider's error code, as sent. */
@@ -156,14 +159,14 @@ export interface ProviderErrorOptions<P> extends LlmStreamErrorOptions<P> {
  * if (err instanceof ProviderError && err.type === 'overloaded_error') retryLater();
  * ```
  */
-export class ProviderError<P = unknown> extends LlmStreamError<P> {
+export class ProviderError extends LlmStreamError {
   override readonly name = 'ProviderError';
   readonly type: string | undefined;
   readonly code: string | number | undefined;
   readonly status: number | undefined;
   readonly body: unknown;
 
-  constructor(message: string, options: ProviderErrorOptions<P> = {}) {
+  constructor(message: string, options: ProviderErrorOptions = {}) {
     super(message, options);
     this.type = options.type;
     this.code = options.code;
@@ -179,11 +182,11 @@ export class ProviderError<P = unknown> extends LlmStreamError<P> {
  * ```ts
  * import { ToolArgumentsError, type ToolArgumentsErrorOptions } from 'rxjs-llm-stream';
  *
- * const options: ToolArgumentsErrorOptions<unknown> = { call, choice: 0, issues: [{ message: 'city is required' }] };
+ * const options: ToolArgumentsErrorOptions = { call, choice: 0, issues: [{ message: 'city is required' }] };
  * throw new ToolArgumentsError('refused by policy', options);
  * ```
  */
-export interface ToolArgumentsErrorOptions<P> extends LlmStreamErrorOptions<P> {
+export interface ToolArgumentsErrorOptions extends LlmStreamErrorOptions {
   /** The call whose arguments were refused, as it arrived (arguments text and parsed `args`). */
   readonly call: ToolCall;
   /** The choice the call belongs to. */
@@ -208,13 +211,13 @@ export interface ToolArgumentsErrorOptions<P> extends LlmStreamErrorOptions<P> {
  * }
  * ```
  */
-export class ToolArgumentsError<P = unknown> extends LlmStreamError<P> {
+export class ToolArgumentsError extends LlmStreamError {
   override readonly name = 'ToolArgumentsError';
   readonly call: ToolCall;
   readonly choice: number;
   readonly issues: ReadonlyArray<StandardSchemaV1Issue>;
 
-  constructor(message: string, options: ToolArgumentsErrorOptions<P>) {
+  constructor(message: string, options: ToolArgumentsErrorOptions) {
     super(message, options);
     this.call = options.call;
     this.choice = options.choice;

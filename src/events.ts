@@ -229,3 +229,50 @@ export interface Completion {
   readonly reasoningSignatures?: readonly string[];
   readonly choices: readonly CompletionChoice[];
 }
+
+/** A tool call as far as it has arrived (the `partial` of a truncated stream lists these). */
+export interface PartialToolCall {
+  readonly index: number;
+  /** `null` until a fragment names it. */
+  readonly id: string | null;
+  readonly name: string | null;
+  /** The argument text so far. */
+  readonly arguments: string;
+  /** The parsed arguments, once the call has closed. */
+  readonly args?: JsonValue;
+  readonly complete: boolean;
+}
+
+/** One choice as far as it has arrived. */
+export interface ChoiceSnapshot {
+  readonly index: number;
+  readonly content: string | null;
+  readonly reasoning: string | null;
+  readonly refusal: string | null;
+  readonly toolCalls: readonly PartialToolCall[];
+  readonly finishReason: FinishReason | null;
+  readonly rawFinishReason: string | null;
+}
+
+/**
+ * The completion so far: what a UI shows while the reply streams, and the `partial` of every error
+ * raised once assembly has begun. The top-level fields are choice 0's.
+ */
+export interface CompletionSnapshot {
+  readonly id: string | null;
+  readonly model: string | null;
+  readonly content: string | null;
+  readonly reasoning: string | null;
+  readonly refusal: string | null;
+  readonly toolCalls: readonly PartialToolCall[];
+  readonly finishReason: FinishReason | null;
+  readonly rawFinishReason: string | null;
+  readonly usage: Usage | null;
+  readonly timings: Timings | null;
+  readonly reasoningTokens: number;
+  /** True while the latest text was reasoning (false after answer text or a tool-call fragment). */
+  readonly inReasoning: boolean;
+  /** True once every choice seen has finished. */
+  readonly finished: boolean;
+  readonly choices: readonly ChoiceSnapshot[];
+}

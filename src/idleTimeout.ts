@@ -1,9 +1,7 @@
-import { MonoTypeOperatorFunction, Observable, SchedulerAction, SchedulerLike, asyncScheduler } from 'rxjs';
+import { MonoTypeOperatorFunction, Observable, SchedulerLike, asyncScheduler } from 'rxjs';
 import { StreamIdleError } from './errors.js';
+import { watchIdle } from './internal/idleWatch.js';
 import { subscribeLinked } from './internal/subscribeLinked.js';
-
-/** The longest delay a timer takes (2^31 - 1 ms): a longer one would fire at once in Node and browsers. */
-const LONGEST_DELAY = 2_147_483_647;
 
 /** Options of `idleTimeout`. */
 export interface IdleTimeoutOptions {
@@ -50,25 +48,14 @@ export function idleTimeout<T>(ms: number, options: IdleTimeoutOptions = {}): Mo
     new Observable<T>((subscriber) => {
       // Per subscription, so that a resubscribe (retry, repeat) waits afresh.
       let values = 0;
-      let lastValueAt = scheduler.now();
-      // One timer for the whole subscription: a value only records its time, and the timer, when it
-      // fires early, waits out the rest. Clearing and setting a timer for every chunk of a fast
-      // stream would cost more than the chunk.
-      const check = function (this: SchedulerAction<unknown>): void {
-        const quiet = scheduler.now() - lastValueAt;
-        if (quiet < ms) {
-          this.schedule(undefined, Math.min(ms - quiet, LONGEST_DELAY));
-          return;
-        }
+      const touch = watchIdle(subscriber, ms, scheduler, () => {
         const after = values === 0 ? 'before any value arrived' : `after ${values} value${values === 1 ? '' : 's'}`;
         subscriber.error(new StreamIdleError(`the stream was idle for ${ms} ms ${after}`));
-      };
-      // Added to the subscriber: torn down with it when the stream ends, fails or is unsubscribed.
-      subscriber.add(scheduler.schedule(check, Math.min(ms, LONGEST_DELAY)));
+      });
       subscribeLinked(source, subscriber, {
         next(value) {
           values++;
-          lastValueAt = scheduler.now();
+          touch();
           subscriber.next(value);
         },
       });

@@ -14,12 +14,8 @@ export type { Utf8DecoderOptions } from './core/Utf8Decoder.js';
 export { SseParser, DEFAULT_MAX_EVENT_SIZE } from './core/SseParser.js';
 export type { SseFrame, SseParserOptions, SsePartial } from './core/SseParser.js';
 export { CompletionTracker } from './core/CompletionTracker.js';
-export type {
-  CompletionSnapshot,
-  ChoiceSnapshot,
-  PartialToolCall,
-  ClosedToolCall,
-} from './core/CompletionTracker.js';
+export type { ClosedToolCall } from './core/CompletionTracker.js';
+export { isCompletionSnapshot } from './isCompletionSnapshot.js';
 
 export { TokenAssembler } from './core/TokenAssembler.js';
 export type { TokenEvent } from './core/TokenAssembler.js';
@@ -43,6 +39,8 @@ export { sseFrames } from './sseFrames.js';
 export { ndjsonFrames } from './ndjsonFrames.js';
 export { encodeSse, encodeSseBytes, SseEncoder } from './encodeSse.js';
 export { toMessageEvents } from './toMessageEvents.js';
+export { streamErrorData, errorFromStreamErrorData } from './streamErrorData.js';
+export type { StreamErrorData } from './streamErrorData.js';
 export { idleTimeout } from './idleTimeout.js';
 export { resumeFrames, isFinalFrame } from './resumeFrames.js';
 export type { ResumeFramesOptions } from './resumeFrames.js';
@@ -53,17 +51,21 @@ export {
   serializeRecording,
   parseRecording,
   isRecordingText,
-  replayRecording,
+  isCredentialHeader,
   RECORDING_FORMAT,
   RECORDING_VERSION,
 } from './core/StreamRecording.js';
-export type { RecordedChunk, StreamRecordingInit, ReplayRecordingOptions } from './core/StreamRecording.js';
+export type { RecordedChunk, StreamRecordingInit } from './core/StreamRecording.js';
+export { replayRecording } from './replayRecording.js';
+export type { ReplayRecordingOptions } from './replayRecording.js';
 export type { IdleTimeoutOptions } from './idleTimeout.js';
 export type { SseMessageEvent } from './toMessageEvents.js';
 export { fromResponse } from './io/fromResponse.js';
 export type { FromResponseOptions } from './io/fromResponse.js';
-export { fromReadableStream } from './io/fromReadableStream.js';
-export type { NodeReadableLike } from './io/fromReadableStream.js';
+export { fromReadableStream, DEFAULT_IDLE_TIMEOUT } from './io/fromReadableStream.js';
+export type { NodeReadableLike, BodySourceOptions } from './io/fromReadableStream.js';
+export { STREAM_CONTENT_TYPES } from './io/checkedBody.js';
+export type { ResponseCheckOptions } from './io/checkedBody.js';
 export { assembleChunks } from './assembleChunks.js';
 export type { AssembleChunksOptions } from './assembleChunks.js';
 export type { DialectName } from './dialects/registry.js';
@@ -99,6 +101,7 @@ export { GeminiParser, gemini } from './dialects/gemini.js';
 export { OllamaParser, ollama } from './dialects/ollama.js';
 export { LlamaCppCompletionParser, llamacppCompletion } from './dialects/llamacppCompletion.js';
 export { TypedEventsParser, typedEvents } from './dialects/typedEvents.js';
+export { ChatEventsParser, chatEvents } from './dialects/chatEvents.js';
 export type { OpenAiChatOptions } from './dialects/openaiChat.js';
 export type { DialectParser, DialectFactory, DialectOptions } from './dialects/Dialect.js';
 
@@ -119,6 +122,9 @@ export type {
   DoneEvent,
   Completion,
   CompletionChoice,
+  CompletionSnapshot,
+  ChoiceSnapshot,
+  PartialToolCall,
   ToolCall,
   ToolCallProgress,
   FinishReason,

@@ -44,6 +44,9 @@ const FINAL_TYPES: ReadonlySet<string> = new Set([
   'error',
 ]);
 
+/** The data of the `done` event `toMessageEvents` writes. */
+const DONE_EVENT_DATA = JSON.stringify({ type: 'done' });
+
 /**
  * A payload worth parsing: one that names a final type or carries an `error` member. Quotes inside
  * JSON strings are escaped, so text that merely mentions `"type":"message_stop"` does not match.
@@ -59,7 +62,8 @@ const FINAL_CANDIDATE = /"type"\s*:\s*"(?:message_stop|response\.(?:completed|in
  *   `response.incomplete` and `response.failed`, by their `event:` name or, when a proxy dropped
  *   the `event:` line, by the payload's `type`;
  * - an error the provider sent in the stream (`event: error`, a payload of `type` `error`, or one
- *   with a non-null top-level `error`): the stream ends there, and asking again would not help.
+ *   with a non-null top-level `error`): the stream ends there, and asking again would not help;
+ * - this library's own `event: done` (`toMessageEvents`, the `chat-events` dialect).
  *
  * Only a payload that could be one of these is parsed, so the test costs nothing on ordinary deltas.
  *
@@ -76,6 +80,7 @@ const FINAL_CANDIDATE = /"type"\s*:\s*"(?:message_stop|response\.(?:completed|in
  */
 export function isFinalFrame(frame: SseFrame): boolean {
   if (frame.data === '[DONE]' || FINAL_TYPES.has(frame.event)) return true;
+  if (frame.event === 'done' && frame.data === DONE_EVENT_DATA) return true;
   if (!frame.data.startsWith('{') || !FINAL_CANDIDATE.test(frame.data)) return false;
   let payload: unknown;
   try {

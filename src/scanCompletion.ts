@@ -1,7 +1,7 @@
 import { Observable, OperatorFunction } from 'rxjs';
-import { CompletionSnapshot, CompletionTracker } from './core/CompletionTracker.js';
+import { CompletionTracker } from './core/CompletionTracker.js';
 import { LlmStreamError } from './errors.js';
-import { ChatEvent } from './events.js';
+import { ChatEvent, CompletionSnapshot } from './events.js';
 import { estimateTokenUsage } from './finalizeCompletion.js';
 import { fillPartial } from './internal/fillPartial.js';
 import { subscribeLinked } from './internal/subscribeLinked.js';

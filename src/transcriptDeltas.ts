@@ -1,7 +1,9 @@
 import { Observable, OperatorFunction } from 'rxjs';
 import { TranscriptPublisher, Utf8TranscriptPublisher } from './core/TranscriptPublisher.js';
-import { ProtocolError, StreamClosedEarlyError } from './errors.js';
+import { LlmStreamError, ProtocolError, StreamClosedEarlyError } from './errors.js';
+import { parseErrorBody, providerErrorFromBody } from './internal/errorBody.js';
 import { subscribeLinked } from './internal/subscribeLinked.js';
+import { describeFailure } from './io/transportFailure.js';
 
 /** Options of `transcriptDeltas`. */
 export interface TranscriptDeltasOptions {
@@ -26,6 +28,12 @@ export interface TranscriptDeltasOptions {
  * transcript ended mid-character and the result errors with `StreamClosedEarlyError` whose `partial`
  * is the text published. The kind of the first value (string or `Uint8Array`) fixes the stream's
  * kind; a value of the other kind is a `ProtocolError`.
+ *
+ * The source is a transport (an `HttpClient` request, a recognizer), so its failures end typed,
+ * with what was published as `partial`: Angular's `HttpErrorResponse` with an error status is a
+ * `ProviderError` carrying the status and the provider's error body; any other failure (status 0:
+ * a reset connection, a network error) is a `StreamClosedEarlyError` whose `cause` is the source's
+ * error. The operators after `assembleChunks` then put the completion so far in the `partial`.
  *
  * Intuition: `pairwise` and `slice`, minus the half characters.
  *
@@ -68,6 +76,9 @@ export function transcriptDeltas<T extends string | Uint8Array>(
         if (delta.length > 0) subscriber.next(delta as T extends string ? string : Uint8Array);
       };
       subscribeLinked(source, subscriber, {
+        error(error) {
+          subscriber.error(sourceFailure(error, textPublisher?.published ?? bytePublisher?.published));
+        },
         next(transcript) {
           if (typeof transcript === 'string') {
             if (bytePublisher !== undefined) throw mixedKinds('a string', 'Uint8Array');
@@ -105,6 +116,35 @@ export function transcriptDeltas<T extends string | Uint8Array>(
         },
       });
     });
+}
+
+/** The shape of Angular's `HttpErrorResponse`, read without importing Angular. */
+interface HttpErrorResponseLike {
+  readonly name: 'HttpErrorResponse';
+  readonly status: number;
+  /** The response body for an error status; the underlying error for status 0. */
+  readonly error: unknown;
+}
+
+function isHttpErrorResponse(error: unknown): error is HttpErrorResponseLike {
+  return typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'HttpErrorResponse' && typeof (error as { status?: unknown }).status === 'number';
+}
+
+/** The typed error for a failure of the source, with what had been published as `partial`. */
+function sourceFailure(error: unknown, published: string | Uint8Array | undefined): unknown {
+  if (error instanceof LlmStreamError) return error; // a library error upstream: already typed
+  const length = published?.length ?? 0;
+  const unit = typeof published === 'string' || published === undefined ? 'character' : 'byte';
+  const after = length === 0 ? 'before any text arrived' : `after ${length} ${unit}${length === 1 ? '' : 's'}`;
+  if (isHttpErrorResponse(error) && error.status !== 0) {
+    const body = typeof error.error === 'string' ? parseErrorBody(error.error) : error.error;
+    const failure = providerErrorFromBody(body, { status: error.status, cause: error });
+    failure.partial = published;
+    return failure;
+  }
+  // Status 0 carries the network's own error; its message says what happened (`terminated`).
+  const underlying = isHttpErrorResponse(error) && error.error !== undefined && error.error !== null ? error.error : error;
+  return new StreamClosedEarlyError(`the transcript's source failed ${after}: ${describeFailure(underlying)}`, { cause: error, partial: published });
 }
 
 function mixedKinds(got: string, kind: string): ProtocolError {

@@ -7,12 +7,13 @@ import { NestFactory } from '@nestjs/core';
 import { Observable, Subscription, from, lastValueFrom, toArray } from 'rxjs';
 import { fromFetch } from 'rxjs/fetch';
 import { AppModule } from '../../examples/nest/src/app.module';
-import { UpstreamErrorData } from '../../examples/nest/src/chat.controller';
 import { startReplayServer, ReplayServer, ReplayedRequest } from '../../src/cli/replayServer';
 import { SseFrame } from '../../src/core/SseParser';
 import { decodeUtf8 } from '../../src/decodeUtf8';
-import { StreamClosedEarlyError } from '../../src/errors';
-import { ChatEvent, Completion } from '../../src/events';
+import { ProviderError, StreamClosedEarlyError } from '../../src/errors';
+import { assembleChunks } from '../../src/assembleChunks';
+import { isCompletionSnapshot } from '../../src/isCompletionSnapshot';
+import { ChatEvent, Completion, CompletionSnapshot } from '../../src/events';
 import { finalizeCompletion } from '../../src/finalizeCompletion';
 import { fromResponse } from '../../src/io/fromResponse';
 import { sseFrames } from '../../src/sseFrames';
@@ -137,30 +138,54 @@ describe('the NestJS example: an @Sse() endpoint in front of an upstream LLM ser
   });
 
   describe('when the upstream fails, the stream ends with one `error` event after the events that arrived', () => {
-    it('an error status: a ProviderError event with the status, as the only event of a 200 response', async () => {
+    /** What a client of the app gets reading it with the library: the completion, or the rebuilt error. */
+    const clientOutcome = async (query: string, baseUrl = appUrl) =>
+      collect(
+        fromFetch(`${baseUrl}/chat?${query}`, { selector: (response) => fromResponse(response) }).pipe(
+          decodeUtf8(),
+          sseFrames(),
+          assembleChunks({ dialect: 'chat-events' }),
+          finalizeCompletion(),
+        ),
+      );
+
+    it('an error status: a ProviderError event with the status, as the only event of a 200 response, rebuilt as a ProviderError', async () => {
       const { response, frames } = await chat('recording=openai/text.sse&status=500');
       expect(response.status).toBe(200);
       expect(frames).toEqual([
         {
           event: 'error',
           id: '1',
-          data: JSON.stringify({ name: 'ProviderError', message: 'the provider answered HTTP 500: replayed error 500', status: 500 }),
+          data: JSON.stringify({ name: 'ProviderError', message: 'the provider answered HTTP 500: replayed error 500', status: 500, type: 'replay_error', code: 500 }),
         },
       ]);
+      const { values, error } = await clientOutcome('recording=openai/text.sse&status=500');
+      expect(values).toEqual([]);
+      expect(error).toBeInstanceOf(ProviderError);
+      expect(error).toMatchObject({ message: 'the provider answered HTTP 500: replayed error 500', status: 500, type: 'replay_error', code: 500 });
     });
 
-    it('a reply cut off before its end: a StreamClosedEarlyError event, and the client cannot fold it into a completion', async () => {
+    it('a reply cut off before its end: a StreamClosedEarlyError event, rebuilt by the client as that class with the text that arrived', async () => {
       const { frames } = await chat('recording=openai/text.sse&truncate=1500');
       const last = frames[frames.length - 1]!;
       expect(last.event).toBe('error');
       expect(last.id).toBe(String(frames.length)); // numbered after the events before it
-      expect((JSON.parse(last.data) as UpstreamErrorData).name).toBe('StreamClosedEarlyError');
+      expect((JSON.parse(last.data) as { name: string }).name).toBe('StreamClosedEarlyError');
       const events = chatEventsOf(frames);
       expect(events.length).toBe(frames.length - 1);
-      expect(events.some((event) => event.type === 'content')).toBe(true);
-      const folded = await collect(from(events).pipe(finalizeCompletion()));
-      expect(folded.error).toBeInstanceOf(StreamClosedEarlyError);
-      expect((folded.error as StreamClosedEarlyError<{ content: string }>).partial?.content).toBeTruthy();
+      const text = events.map((event) => (event.type === 'content' ? event.text : '')).join('');
+      expect(text).not.toBe('');
+      const { error } = await clientOutcome('recording=openai/text.sse&truncate=1500');
+      expect(error).toBeInstanceOf(StreamClosedEarlyError);
+      expect(isCompletionSnapshot((error as StreamClosedEarlyError).partial)).toBe(true);
+      expect(((error as StreamClosedEarlyError).partial as CompletionSnapshot).content).toBe(text);
+    });
+
+    it("an upstream connection reset mid-event: the client rebuilds the StreamClosedEarlyError with what arrived", async () => {
+      const { error } = await clientOutcome('recording=openai/text.sse&chunk=700&delay=30&reset=1000');
+      expect(error).toBeInstanceOf(StreamClosedEarlyError);
+      expect((error as Error).message).toMatch(/^the connection failed after 1000 bytes in 2 chunks: terminated/);
+      expect(((error as StreamClosedEarlyError).partial as CompletionSnapshot).content).toBeTruthy();
     });
 
     it('an unreachable upstream: a generic event that names no host', async () => {
@@ -173,8 +198,10 @@ describe('the NestJS example: an @Sse() endpoint in front of an upstream LLM ser
         const { response, frames } = await chat('recording=openai/text.sse', other.url);
         expect(response.status).toBe(200);
         expect(frames).toEqual([
-          { event: 'error', id: '1', data: JSON.stringify({ name: 'UpstreamUnavailable', message: 'the upstream request failed' }) },
+          { event: 'error', id: '1', data: JSON.stringify({ name: 'StreamClosedEarlyError', message: 'the stream failed on the server before its end' }) },
         ]);
+        const { error } = await clientOutcome('recording=openai/text.sse', other.url);
+        expect(error).toBeInstanceOf(StreamClosedEarlyError);
       } finally {
         await other.app.close();
       }

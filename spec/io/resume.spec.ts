@@ -5,7 +5,7 @@ import { fromFetch } from 'rxjs/fetch';
 import { assembleChunks } from '../../src/assembleChunks';
 import { SseFrame } from '../../src/core/SseParser';
 import { decodeUtf8 } from '../../src/decodeUtf8';
-import { isLlmStreamError } from '../../src/errors';
+import { StreamClosedEarlyError } from '../../src/errors';
 import { Completion } from '../../src/events';
 import { finalizeCompletion } from '../../src/finalizeCompletion';
 import { fromResponse } from '../../src/io/fromResponse';
@@ -134,7 +134,9 @@ describe('resumeFrames over real HTTP (the replay server with ids)', () => {
     const outcome = await collect(resumeFrames(connectTo(`${server.url}${path}?${query}`), { delayMs: 60_000, maxAttempts: 2 }));
     expect(outcome.values.map((f) => f.id)).toEqual(['1']);
     expect(outcome.error).toBeDefined();
-    expect(isLlmStreamError(outcome.error)).toBe(false); // the reset itself, as fetch reported it
+    // The first failure, typed, with the reset as fetch reported it as its cause.
+    expect(outcome.error).toBeInstanceOf(StreamClosedEarlyError);
+    expect((outcome.error as StreamClosedEarlyError).cause).toHaveProperty('message', 'terminated');
     expect(requestsFor(path, query).map((request) => request.headers['last-event-id'])).toEqual([undefined, '1', '1']);
   });
 
@@ -142,11 +144,11 @@ describe('resumeFrames over real HTTP (the replay server with ids)', () => {
     const path = '/openai/tool-calls-interleaved.sse';
     const query = 'dropOnce=2000&no-ids';
     const outcome = await collect(resumeFrames(connectTo(`${server.url}${path}?${query}`), { delayMs: 10 }));
-    // The frames that arrived, then the reset as fetch reported it, not a library error.
+    // The frames that arrived, then the cut, typed, with the platform's error as its cause.
     expect(outcome.values.length).toBeGreaterThan(0);
     expect(outcome.values.every((f) => f.id === '')).toBe(true);
-    expect(outcome.error).toBeDefined();
-    expect(isLlmStreamError(outcome.error)).toBe(false);
+    expect(outcome.error).toBeInstanceOf(StreamClosedEarlyError);
+    expect((outcome.error as StreamClosedEarlyError).cause).toHaveProperty('message', 'terminated');
     await sleep(100); // ten times the reconnection delay: a second request would have come by now
     expect(requestsFor(path, query)).toHaveLength(1);
   });

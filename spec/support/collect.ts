@@ -24,21 +24,24 @@ export function collect<T>(source: Observable<T>): Promise<Outcome<T>> {
 
 /** Like {@link run} for synchronous sources, without a promise. */
 export function runSync<I, O>(inputs: readonly I[], operator: OperatorFunction<I, O>): Outcome<O> {
-  const values: O[] = [];
+  return collectSync(from(inputs).pipe(operator));
+}
+
+/** Like {@link collect} for a source that ends synchronously, without a promise. */
+export function collectSync<T>(source: Observable<T>): Outcome<T> {
+  const values: T[] = [];
   let error: unknown;
   let ended = false;
-  from(inputs)
-    .pipe(operator)
-    .subscribe({
-      next: (value) => values.push(value),
-      error: (caught: unknown) => {
-        error = caught;
-        ended = true;
-      },
-      complete: () => {
-        ended = true;
-      },
-    });
-  if (!ended) throw new Error('runSync: the source did not end synchronously');
+  source.subscribe({
+    next: (value) => values.push(value),
+    error: (caught: unknown) => {
+      error = caught;
+      ended = true;
+    },
+    complete: () => {
+      ended = true;
+    },
+  });
+  if (!ended) throw new Error('collectSync: the source did not end synchronously');
   return error === undefined ? { values } : { values, error };
 }

@@ -1,7 +1,10 @@
 import { writeFile } from 'node:fs/promises';
-import { Observable } from 'rxjs';
+import { EMPTY, Observable } from 'rxjs';
 import { StreamRecording, serializeRecording } from '../core/StreamRecording.js';
-import { fromResponse } from '../io/fromResponse.js';
+import { checkedBody } from '../io/checkedBody.js';
+import { chunkReading } from '../io/fromReadableStream.js';
+import { webChunks } from '../io/readChunks.js';
+import { messageOf } from '../io/transportFailure.js';
 import { recordStream } from '../recordStream.js';
 import { RenderOptions, framingOfRecording, render } from './replay.js';
 
@@ -39,7 +42,8 @@ export interface RecordOptions extends RenderOptions, Omit<RecordRequest, 'url' 
  */
 export const RECORD_USAGE = `  rxjs-llm-stream record <url> --out FILE [--method POST] [--header 'name: value']... [--data JSON] [--json]
       fetches a live stream, prints it as replay does and writes every chunk with its arrival
-      time to FILE (JSON lines; request headers are never written); replay FILE plays it again`;
+      time to FILE (JSON lines), with the response's status and headers (never credentials or
+      cookies; request headers are never written); replay FILE plays it again, errors included`;
 
 /**
  * Reads the arguments of `record` (those after the word `record`). Throws an `Error` whose message
@@ -90,15 +94,6 @@ export function parseRecordArguments(args: readonly string[]): RecordRequest {
   return { url, out, headers, json, ...(method === undefined ? {} : { method }), ...(data === undefined ? {} : { data }) };
 }
 
-/**
- * The message of an error, also of one from another realm (Node's `fetch` rejects with errors that
- * fail `instanceof Error` in a test's context).
- */
-function messageOf(error: unknown): string | undefined {
-  const message = typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : undefined;
-  return typeof message === 'string' ? message : undefined;
-}
-
 /** Query parameters whose values are secrets (`?key=` is how Gemini takes its API key). */
 const SECRET_PARAMETER = /key|token|secret|password|auth|sig/i;
 
@@ -130,7 +125,9 @@ export function redactUrl(url: string): string {
  * (that is when a recording is most wanted). Resolves to the exit code: 0 for a completion, 1 for
  * a stream error or a request that got no response.
  *
- * The file records the redacted URL and the content type, never the request's headers or body.
+ * The file records the redacted URL, the status and the response headers (credentials and cookies
+ * left out), and the body as it came, an error body included: replayed, a 429 is the same
+ * `ProviderError` as live. The request's headers and body are never written.
  *
  * @example
  * ```ts
@@ -158,9 +155,20 @@ export async function record(url: string, options: RecordOptions): Promise<numbe
     log(`no response from ${redactUrl(url)}: ${messageOf(error) ?? String(error)}${cause === undefined ? '' : ` (${cause})`}\n`);
     return 1;
   }
-  const contentType = response.headers.get('content-type');
-  const recording = new StreamRecording({ source: redactUrl(url), ...(contentType === null ? {} : { contentType }) });
-  const bytes$: Observable<Uint8Array> = fromResponse(response).pipe(recordStream(recording, options.clock === undefined ? {} : { clock: options.clock }));
+  const contentType = response.headers.get('content-type') ?? undefined;
+  const responseHeaders: Record<string, string> = {};
+  response.headers.forEach((value, name) => (responseHeaders[name] = value));
+  const recording = new StreamRecording({
+    source: redactUrl(url),
+    status: response.status,
+    headers: responseHeaders,
+    ...(contentType === undefined ? {} : { contentType }),
+  });
+  // The body is recorded as it came, before the checks `fromResponse` makes, so that an error body
+  // is kept too; the same checks then run on what was recorded, as they will on its replay.
+  const body$ = response.body === null ? EMPTY : webChunks(response.body, chunkReading({}, 'record'));
+  const recorded$ = body$.pipe(recordStream(recording, options.clock === undefined ? {} : { clock: options.clock }));
+  const bytes$: Observable<Uint8Array> = checkedBody({ status: response.status, contentType }, recorded$);
   let code: number;
   try {
     code = await render(bytes$, { ...options, framing: options.framing ?? framingOfRecording(recording) ?? 'sse' });

@@ -1,11 +1,14 @@
-import { Observable, SchedulerLike, concatMap, delay, from, of, tap, lastValueFrom } from 'rxjs';
+import { Observable, SchedulerLike, concatMap, delay, from, of, tap, lastValueFrom, throwError } from 'rxjs';
 import { assembleChunks } from '../assembleChunks.js';
-import { CompletionSnapshot } from '../core/CompletionTracker.js';
+
 import { SseFrame } from '../core/SseParser.js';
-import { StreamRecording, isRecordingText, parseRecording, replayRecording } from '../core/StreamRecording.js';
+import { StreamRecording, isRecordingText, parseRecording } from '../core/StreamRecording.js';
+import { replayRecording } from '../replayRecording.js';
 import { decodeUtf8 } from '../decodeUtf8.js';
-import { isLlmStreamError } from '../errors.js';
-import { ChatEvent, Completion } from '../events.js';
+import { ProtocolError, isLlmStreamError } from '../errors.js';
+import { jsonErrorObject, providerErrorFromBody } from '../internal/errorBody.js';
+import { isJsonObject } from '../internal/json.js';
+import { ChatEvent, Completion, CompletionSnapshot } from '../events.js';
 import { finalizeCompletion } from '../finalizeCompletion.js';
 import { groupToolCallsByIndex } from '../groupToolCallsByIndex.js';
 import { ndjsonFrames } from '../ndjsonFrames.js';
@@ -147,7 +150,40 @@ export async function replay(bytes: Uint8Array, options: ReplayOptions): Promise
     throw new Error('--timing original needs a recording (made with `rxjs-llm-stream record`); a raw body has no times');
   }
   const framing = options.framing ?? (options.fileName !== undefined && /\.(ndjson|jsonl)$/i.test(options.fileName) ? 'ndjson' : 'sse');
+  const notAStream = framing === 'sse' ? whatIsNotAStream(new TextDecoder().decode(bytes)) : undefined;
+  if (notAStream !== undefined) return render(throwError(() => notAStream), { ...options, framing });
   return render(replayBytes(bytes, options), { ...options, framing });
+}
+
+/** A line that belongs to an event stream: a field the standard knows, or a comment. */
+const EVENT_STREAM_LINE = /^(?:data|event|id|retry)(?::|\r?$)|^:/m;
+
+/**
+ * What a whole body that is not an event stream is, as an error, or undefined when it is one (or
+ * is empty). The frame layer reads a line it does not know as nothing, as the standard says, so
+ * only the whole input can say that a piped body was a JSON error answer (a `ProviderError` with
+ * the provider's message), a JSON reply to a request without `stream: true`, or an HTML page (a
+ * `ProtocolError` naming it).
+ */
+export function whatIsNotAStream(text: string): Error | undefined {
+  const body = text.trim();
+  if (body === '' || EVENT_STREAM_LINE.test(text)) return undefined;
+  const errorObject = jsonErrorObject(body);
+  if (errorObject !== undefined) return providerErrorFromBody(errorObject);
+  if (body.startsWith('<')) {
+    const title = /<title[^>]*>([^<]*)<\/title>/i.exec(body)?.[1]?.trim();
+    return new ProtocolError(`the input is an HTML page${title ? ` ("${title}")` : ''}, not an event stream`);
+  }
+  if (body.startsWith('{') || body.startsWith('[')) {
+    try {
+      const value: unknown = JSON.parse(body);
+      const what = isJsonObject(value) ? 'a JSON object' : Array.isArray(value) ? 'a JSON array' : 'JSON';
+      return new ProtocolError(`the input is ${what}, not an event stream (a reply to a request without "stream": true?)`);
+    } catch {
+      // not JSON either: described below
+    }
+  }
+  return new ProtocolError(`the input is not an event stream: no line of it is an event-stream field (${JSON.stringify(body.slice(0, 60))})`);
 }
 
 /** Runs any byte stream (a recording, an HTTP body) through the pipeline and prints it as `replay` does. */

@@ -50,7 +50,10 @@ const CONTENT_TYPES: Record<string, string> = {
  * - `truncate=N`: send only the first N bytes, then end the response cleanly (a cut-off reply that
  *   looks complete to HTTP);
  * - `stall=N`: send the first N bytes, then send nothing more and keep the connection open;
- * - `drop=N`: send the first N bytes, then destroy the connection (a reset);
+ * - `drop=N`: send the first N bytes, then close the connection without ending the response (the
+ *   body's chunked encoding never gets its last chunk: what a crashed upstream leaves);
+ * - `reset=N`: send the first N bytes, then reset the connection (a TCP RST, as a proxy or a load
+ *   balancer that kills the socket sends);
  * - `dropOnce=N`: like `drop`, but only for the first request of this path and query (on this
  *   server), so that a client which reconnects gets the whole stream the second time;
  * - `ids=1` (SSE recordings only): number the events `id: 1`, `id: 2`, ... as a resumable server
@@ -61,7 +64,7 @@ const CONTENT_TYPES: Record<string, string> = {
  * - `status=CODE`: answer with that status and a JSON error body instead;
  * - `type=...`: override the content type.
  *
- * Byte counts (`truncate`, `stall`, `drop`, `dropOnce`) count the body as sent, `id` and `retry` lines
+ * Byte counts (`truncate`, `stall`, `drop`, `reset`, `dropOnce`) count the body as sent, `id` and `retry` lines
  * included. It records each request, when its connection closed and whether the response finished, so that
  * a test can prove from the server side that a client cancelled. Used by the specs and the demo.
  *
@@ -173,12 +176,13 @@ async function serve(
   const truncate = number('truncate');
   const stall = number('stall');
   let drop = number('drop');
+  const reset = number('reset');
   const dropOnce = number('dropOnce');
   if (dropOnce !== undefined && drop === undefined && !droppedOnce.has(url.pathname + url.search)) {
     droppedOnce.add(url.pathname + url.search);
     drop = dropOnce;
   }
-  const limit = Math.min(bytes.length, truncate ?? Infinity, stall ?? Infinity, drop ?? Infinity);
+  const limit = Math.min(bytes.length, truncate ?? Infinity, stall ?? Infinity, drop ?? Infinity, reset ?? Infinity);
   let lastWrite: Promise<void> = Promise.resolve();
   for (let start = 0; start < limit && !response.destroyed; start += chunk) {
     const piece = bytes.subarray(start, Math.min(start + chunk, limit));
@@ -190,13 +194,24 @@ async function serve(
   if (stall !== undefined && stall < bytes.length) return; // keep the connection open, send nothing
   if (drop !== undefined && drop < bytes.length) {
     // Destroyed at once, the socket would discard what is still buffered, and the client would get
-    // fewer bytes than `bytesSent` says: reset only once the last piece has left.
+    // fewer bytes than `bytesSent` says: close only once the last piece has left.
     await lastWrite;
     response.destroy();
     return;
   }
+  if (reset !== undefined && reset < bytes.length) {
+    await lastWrite;
+    // A client that receives the RST before it has read what came before may lose those bytes in its
+    // kernel: give it a moment to read them, as a real client reading a slow stream would have had.
+    await new Promise((resolve) => setTimeout(resolve, RESET_PAUSE_MS));
+    if (!response.destroyed) response.socket?.resetAndDestroy();
+    return;
+  }
   response.end();
 }
+
+/** How long `reset` waits between its last write and the reset. */
+const RESET_PAUSE_MS = 50;
 
 const LF = 0x0a;
 const CR = 0x0d;

@@ -1,4 +1,5 @@
 import { StreamClosedEarlyError } from '../errors.js';
+import { jsonErrorObject, providerErrorFromBody } from '../internal/errorBody.js';
 import { LineSplitter } from './LineSplitter.js';
 import { DEFAULT_MAX_EVENT_SIZE, SseFrame } from './SseParser.js';
 
@@ -38,11 +39,17 @@ export class NdjsonParser {
     this.lines.push(text);
   }
 
-  /** Ends the stream: a line without its line end is a `StreamClosedEarlyError`. */
+  /**
+   * Ends the stream: a line without its line end is a `StreamClosedEarlyError`, unless it is a JSON
+   * error object (`{"error": ...}`, how servers answer a refused request), which is a
+   * `ProviderError` with the provider's message.
+   */
   end(): void {
     if (!this.lines.hasPendingLine) return;
     const line = this.lines.lineCount + 1;
-    throw new StreamClosedEarlyError<string>(`the stream ended mid-line: line ${line} has no line end`, {
+    const errorBody = jsonErrorObject(this.lines.pendingLine);
+    if (errorBody !== undefined) throw providerErrorFromBody(errorBody, { position: { line } });
+    throw new StreamClosedEarlyError(`the stream ended mid-line: line ${line} has no line end`, {
       position: { line },
       partial: this.lines.pendingLine,
     });

@@ -1,4 +1,5 @@
 import { ProtocolError, StreamClosedEarlyError } from '../errors.js';
+import { jsonErrorObject, providerErrorFromBody } from '../internal/errorBody.js';
 import { LineSplitter } from './LineSplitter.js';
 
 /**
@@ -89,7 +90,7 @@ export class SseParser {
       (line) => this.readLine(line),
       this.maxEventSize,
       (line) =>
-        new ProtocolError<SsePartial>(
+        new ProtocolError(
           `line too large: more than ${this.maxEventSize} characters at line ${line} (event ${this.eventCount + 1})`,
           { position: { line, event: this.eventCount + 1 } },
         ),
@@ -102,20 +103,25 @@ export class SseParser {
   }
 
   /**
-   * Ends the stream. A line without its line end is a `StreamClosedEarlyError`; a last block whose
-   * lines are complete is dispatched (or is an error under `requireBlankLineAtEnd`).
+   * Ends the stream. A line without its line end is a `StreamClosedEarlyError`, unless it is a JSON
+   * error object (`{"error": ...}`), which is a `ProviderError` with the provider's message: servers
+   * answer a refused request with one, with no line end after it (llama.cpp's 400), and where only
+   * the body arrives (a piped body, a text transport) that is all that says what went wrong. A last
+   * block whose lines are complete is dispatched (or is an error under `requireBlankLineAtEnd`).
    */
   end(): void {
     if (this.lines.hasPendingLine) {
       const line = this.lines.lineCount + 1;
-      throw new StreamClosedEarlyError<SsePartial>(
+      const errorBody = jsonErrorObject(this.lines.pendingLine);
+      if (errorBody !== undefined) throw providerErrorFromBody(errorBody, { position: { line, event: this.eventCount + 1 } });
+      throw new StreamClosedEarlyError(
         `the stream ended mid-line: line ${line} (event ${this.eventCount + 1}) has no line end`,
         { position: { line, event: this.eventCount + 1 }, partial: this.partial() },
       );
     }
     if (this.firstData !== undefined) {
       if (this.requireBlankLineAtEnd) {
-        throw new StreamClosedEarlyError<SsePartial>(
+        throw new StreamClosedEarlyError(
           `the stream ended inside event ${this.eventCount + 1}: no blank line after line ${this.lines.lineCount}`,
           { position: { line: this.lines.lineCount, event: this.eventCount + 1 }, partial: this.partial() },
         );
@@ -174,7 +180,7 @@ export class SseParser {
     }
     if (this.dataLength > this.maxEventSize) {
       const line = this.lines.lineCount;
-      throw new ProtocolError<SsePartial>(
+      throw new ProtocolError(
         `event too large: more than ${this.maxEventSize} characters at line ${line} (event ${this.eventCount + 1})`,
         { position: { line, event: this.eventCount + 1 } },
       );

@@ -1,4 +1,3 @@
-import { Observable, SchedulerAction, SchedulerLike, asyncScheduler } from 'rxjs';
 import { ProtocolError } from '../errors.js';
 import { isJsonObject } from '../internal/json.js';
 
@@ -18,7 +17,37 @@ export interface StreamRecordingInit {
   readonly source?: string;
   /** The response's content type, if known (it tells SSE from NDJSON on replay). */
   readonly contentType?: string;
+  /**
+   * The response's HTTP status, if known. A recording with a status replays as the response did
+   * live: a non-2xx status (the chunks are then the error body) is the same `ProviderError`, an
+   * unexpected content type the same `ProtocolError`.
+   */
+  readonly status?: number;
+  /**
+   * The response's headers, names in lower case. Credentials and cookies are never kept (see
+   * {@link isCredentialHeader}): a recording is made to be shared.
+   */
+  readonly headers?: Readonly<Record<string, string>>;
 }
+
+/**
+ * True for a header whose value is a credential or a cookie (`set-cookie`, `authorization`,
+ * `x-api-key`, a `...-token`, a session id), which a recording never keeps. Rate-limit counts such
+ * as `x-ratelimit-remaining-tokens` are not credentials and are kept.
+ *
+ * @example
+ * ```ts
+ * import { isCredentialHeader } from 'rxjs-llm-stream';
+ *
+ * isCredentialHeader('Set-Cookie'); // true
+ * isCredentialHeader('x-ratelimit-remaining-tokens'); // false
+ * ```
+ */
+export function isCredentialHeader(name: string): boolean {
+  return CREDENTIAL_HEADER.test(name);
+}
+
+const CREDENTIAL_HEADER = /^(set-cookie2?|cookie|authorization|proxy-authorization|x-amz-security-token)$|api-?key|secret|password|passwd|credential|session|(^|-)(auth-)?token$/i;
 
 /** The `format` of the header line of a recording file. */
 export const RECORDING_FORMAT = 'rxjs-llm-stream/recording';
@@ -49,12 +78,21 @@ export class StreamRecording {
   source: string | undefined;
   /** The response's content type, if known. */
   contentType: string | undefined;
+  /** The response's HTTP status, if known. */
+  status: number | undefined;
+  /** The response's headers (lower-case names), credentials and cookies left out. */
+  readonly headers: Readonly<Record<string, string>> | undefined;
   private readonly recorded: RecordedChunk[] = [];
 
   constructor(init: StreamRecordingInit = {}) {
     this.recordedAt = init.recordedAt ?? new Date().toISOString();
     this.source = init.source;
     this.contentType = init.contentType;
+    if (init.status !== undefined && !(Number.isInteger(init.status) && init.status >= 100 && init.status <= 999)) {
+      throw new RangeError(`StreamRecording: status must be an HTTP status code, got ${String(init.status)}`);
+    }
+    this.status = init.status;
+    this.headers = init.headers === undefined ? undefined : keptHeaders(init.headers);
   }
 
   /** The chunks in arrival order. */
@@ -90,6 +128,15 @@ export class StreamRecording {
     }
     return all;
   }
+}
+
+/** The headers a recording keeps: names in lower case, credentials and cookies dropped. */
+function keptHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (typeof value === 'string' && !isCredentialHeader(name)) kept[name.toLowerCase()] = value;
+  }
+  return kept;
 }
 
 // --- Base64, written out: `Buffer` is Node-only, and `btoa` wants a binary string built first. ---
@@ -160,16 +207,18 @@ const roundTime = (t: number): number => Math.round(t * 1000) / 1000;
  * A recording as text, in the recording file format (JSON lines, UTF-8):
  *
  * ```
- * {"format":"rxjs-llm-stream/recording","version":1,"recordedAt":"2026-01-01T12:00:00.000Z","source":"https://…","contentType":"text/event-stream"}
+ * {"format":"rxjs-llm-stream/recording","version":1,"recordedAt":"2026-01-01T12:00:00.000Z","source":"https://…","contentType":"text/event-stream","status":200,"headers":{"content-type":"text/event-stream"}}
  * {"t":0,"b":"ZGF0YTogeyJpZCI6…"}
  * {"t":12.5,"b":"…"}
  * ```
  *
- * The first line is the header (`source` and `contentType` only when known); then one line per
+ * The first line is the header (`source`, `contentType`, `status` and `headers` only when known;
+ * `headers` never holds credentials or cookies); then one line per
  * chunk, in arrival order: `t`, milliseconds since the first chunk (to the microsecond), and `b`,
  * the chunk's bytes in standard base64, so any bytes survive, invalid UTF-8 and characters split
- * between chunks included. Every line ends with `\n`. Nothing else is written: no request
- * headers, no bodies, so no API key ends up in a file.
+ * between chunks included; for an error status, the chunks are the error body. Every line ends
+ * with `\n`. Nothing else is written: no request headers, no request body, so no API key ends up
+ * in a file.
  *
  * @example
  * ```ts
@@ -182,13 +231,15 @@ const roundTime = (t: number): number => Math.round(t * 1000) / 1000;
  * @returns The file's text.
  */
 export function serializeRecording(recording: StreamRecording): string {
-  const header: Record<string, string | number> = {
+  const header: Record<string, unknown> = {
     format: RECORDING_FORMAT,
     version: RECORDING_VERSION,
     recordedAt: recording.recordedAt,
   };
   if (recording.source !== undefined) header['source'] = recording.source;
   if (recording.contentType !== undefined) header['contentType'] = recording.contentType;
+  if (recording.status !== undefined) header['status'] = recording.status;
+  if (recording.headers !== undefined) header['headers'] = recording.headers;
   const lines = [JSON.stringify(header)];
   for (const chunk of recording.chunks) lines.push(JSON.stringify({ t: roundTime(chunk.t), b: encodeBase64(chunk.bytes) }));
   return `${lines.join('\n')}\n`;
@@ -225,7 +276,8 @@ export function isRecordingText(text: string): boolean {
  * Reads a recording file (see {@link serializeRecording} for the format). Lines may end in LF or
  * CRLF; blank lines are skipped; unknown fields are ignored, so a later writer can add some.
  * Anything else is a `ProtocolError` naming the line (`position.line`, 1-based): a header that is
- * missing, of another format or version, or without a valid `recordedAt`; a chunk line that is not
+ * missing, of another format or version, without a valid `recordedAt`, or with a `status` that is
+ * not an HTTP status code or `headers` that are not an object of strings; a chunk line that is not
  * a JSON object, whose `t` is not a finite number >= 0, or whose `b` is not standard base64.
  *
  * @example
@@ -267,10 +319,20 @@ export function parseRecording(text: string): StreamRecording {
       for (const name of ['source', 'contentType']) {
         if (value[name] !== undefined && typeof value[name] !== 'string') fail(line, `"${name}" must be a string`);
       }
+      const status = value['status'];
+      if (status !== undefined && !(typeof status === 'number' && Number.isInteger(status) && status >= 100 && status <= 999)) {
+        fail(line, '"status" must be an HTTP status code');
+      }
+      const headers = value['headers'];
+      if (headers !== undefined && !(isJsonObject(headers) && Object.values(headers).every((v) => typeof v === 'string'))) {
+        fail(line, '"headers" must be an object of strings');
+      }
       recording = new StreamRecording({
         recordedAt: recordedAt as string,
         ...(typeof value['source'] === 'string' ? { source: value['source'] } : {}),
         ...(typeof value['contentType'] === 'string' ? { contentType: value['contentType'] } : {}),
+        ...(typeof status === 'number' ? { status } : {}),
+        ...(headers === undefined ? {} : { headers: headers as Record<string, string> }),
       });
       continue;
     }
@@ -282,109 +344,4 @@ export function parseRecording(text: string): StreamRecording {
     recording.append(bytes!, t as number);
   }
   return recording ?? fail(1, 'empty: a recording starts with its header line');
-}
-
-// --- Replay ---
-
-/** Options of {@link replayRecording}. */
-export interface ReplayRecordingOptions {
-  /**
-   * `'none'` (the default): every chunk at once, synchronously. `'original'`: the first chunk at
-   * once, then each after the gap it had when it was recorded.
-   */
-  readonly timing?: 'original' | 'none';
-  /**
-   * Cut the bytes into pieces of this size instead of the recorded chunks. With original timing a
-   * piece comes when its last byte had arrived.
-   */
-  readonly chunkSize?: number;
-  /** Where the gaps are waited out: `asyncScheduler` by default, a `TestScheduler` in marble tests. */
-  readonly scheduler?: SchedulerLike;
-}
-
-/** The pieces to emit and when, in ms since the first recorded chunk. */
-function piecesOf(recording: StreamRecording, chunkSize: number | undefined): RecordedChunk[] {
-  const chunks = recording.chunks;
-  const start = chunks[0]?.t ?? 0;
-  if (chunkSize === undefined) return chunks.map((chunk) => ({ t: chunk.t - start, bytes: chunk.bytes }));
-  const all = recording.bytes();
-  const pieces: RecordedChunk[] = [];
-  let chunkIndex = 0;
-  let chunkEnd = chunks[0]?.bytes.length ?? 0; // offset just after the current recorded chunk
-  for (let offset = 0; offset < all.length; offset += chunkSize) {
-    const end = Math.min(offset + chunkSize, all.length);
-    // The recorded chunk that holds the piece's last byte, found by walking forward: linear overall.
-    while (chunkEnd < end) chunkEnd += chunks[++chunkIndex]!.bytes.length;
-    pieces.push({ t: chunks[chunkIndex]!.t - start, bytes: all.subarray(offset, end) });
-  }
-  return pieces;
-}
-
-/**
- * Plays a recording back as the `Observable<Uint8Array>` it came from, to run it through the
- * pipeline again: in a test, to reproduce a user's report, in a demo.
- *
- * By default the recorded chunks come synchronously, one after another. With `timing: 'original'`
- * the first comes at once and each next after the gap it had (gaps that run backwards, from a
- * hand-edited file, count as 0), on the `scheduler`; each is due at its recorded time counted from
- * the start of the replay, so timer rounding and late timers do not add up. `chunkSize` cuts the
- * bytes anew. The chunks
- * emitted are the recording's own (or views of them): do not modify them. Unsubscribing stops the
- * replay and cancels its timer.
- *
- * ```
- * recorded:  t=0 "da"  t=3 "ta: x\n\n"          (timing: 'original')
- * replay:    a--b|
- * ```
- *
- * @example
- * ```ts
- * import { parseRecording, replayRecording, decodeUtf8, sseFrames, assembleChunks, scanCompletion } from 'rxjs-llm-stream';
- *
- * replayRecording(parseRecording(text), { timing: 'original' })
- *   .pipe(decodeUtf8(), sseFrames(), assembleChunks(), scanCompletion())
- *   .subscribe(render);
- * ```
- *
- * @param recording The recording to play.
- * @param options `timing`, `chunkSize`, `scheduler`.
- * @returns The recorded bytes.
- */
-export function replayRecording(recording: StreamRecording, options: ReplayRecordingOptions = {}): Observable<Uint8Array> {
-  const timing = options.timing ?? 'none';
-  const { chunkSize } = options;
-  const scheduler = options.scheduler ?? asyncScheduler;
-  if (timing !== 'none' && timing !== 'original') throw new TypeError(`replayRecording: timing must be 'original' or 'none', got ${String(timing)}`);
-  if (chunkSize !== undefined && (!Number.isInteger(chunkSize) || chunkSize < 1)) {
-    throw new TypeError(`replayRecording: chunkSize must be a whole number >= 1, got ${String(chunkSize)}`);
-  }
-  return new Observable<Uint8Array>((subscriber) => {
-    const pieces = piecesOf(recording, chunkSize);
-    if (timing === 'none') {
-      // Checked at each step, so that `take(n)` downstream stops a synchronous replay.
-      for (const piece of pieces) {
-        if (subscriber.closed) return;
-        subscriber.next(piece.bytes);
-      }
-      subscriber.complete();
-      return;
-    }
-    let index = 0;
-    // Each piece is due at its time on the recorded timeline, measured from the start of the replay,
-    // not from the previous timer: timers round (Node truncates fractions of a millisecond) and run
-    // late under load, and chaining gap after gap would add up those errors over a long stream.
-    const startedAt = scheduler.now();
-    const emitDue = function (this: SchedulerAction<unknown>): void {
-      const elapsed = scheduler.now() - startedAt;
-      // Every piece due by now goes out, in order (one whose time runs backwards is due at once).
-      while (index < pieces.length && pieces[index]!.t <= elapsed && !subscriber.closed) subscriber.next(pieces[index++]!.bytes);
-      if (subscriber.closed) return;
-      if (index === pieces.length) {
-        subscriber.complete();
-        return;
-      }
-      this.schedule(undefined, pieces[index]!.t - elapsed);
-    };
-    return scheduler.schedule(emitDue, Math.max(0, pieces[0]?.t ?? 0));
-  });
 }

@@ -83,7 +83,7 @@ export class Utf8Decoder {
       const byteOffset = this.invalidOffset(bytes);
       // The text before the invalid bytes arrived whole: it is the partial, for decodeUtf8 to pass on,
       // so that what arrives before the fault does not depend on where the chunks were cut.
-      throw new ProtocolError<string>(`invalid UTF-8 at byte offset ${byteOffset}`, {
+      throw new ProtocolError(`invalid UTF-8 at byte offset ${byteOffset}`, {
         cause,
         position: { byteOffset },
         partial: this.textBefore(bytes, byteOffset),

@@ -1,5 +1,6 @@
 import { anthropic } from './anthropic.js';
 import { AutoDialectParser } from './auto.js';
+import { chatEvents } from './chatEvents.js';
 import { DialectFactory } from './Dialect.js';
 import { gemini } from './gemini.js';
 import { llamacppCompletion } from './llamacppCompletion.js';
@@ -17,7 +18,8 @@ export type DialectName =
   | 'gemini'
   | 'ollama'
   | 'llamacpp-completion'
-  | 'typed-events';
+  | 'typed-events'
+  | 'chat-events';
 
 /** Every named format but `auto`, which chooses among these. */
 export const DIALECTS: Readonly<Record<Exclude<DialectName, 'auto'>, DialectFactory>> = {
@@ -28,6 +30,7 @@ export const DIALECTS: Readonly<Record<Exclude<DialectName, 'auto'>, DialectFact
   ollama,
   'llamacpp-completion': llamacppCompletion,
   'typed-events': typedEvents,
+  'chat-events': chatEvents,
 };
 
 /**

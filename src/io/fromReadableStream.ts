@@ -1,13 +1,32 @@
-import { Observable } from 'rxjs';
+import { Observable, SchedulerLike } from 'rxjs';
+import { ChunkReading, NodeReadableLike, nodeChunks, webChunks } from './readChunks.js';
+import { ResponseCheckOptions, checkedBody } from './checkedBody.js';
 
-/** The part of a Node.js `Readable` this library uses (so that no Node types leak into browser builds). */
-export interface NodeReadableLike {
-  on(event: 'data', listener: (chunk: Uint8Array | string) => void): unknown;
-  on(event: 'end' | 'close', listener: () => void): unknown;
-  on(event: 'error', listener: (error: Error) => void): unknown;
-  removeListener(event: string, listener: (...args: never[]) => void): unknown;
-  destroy(error?: Error): unknown;
-  readonly destroyed?: boolean;
+export type { NodeReadableLike } from './readChunks.js';
+
+/**
+ * How long a body may be silent before it fails with `StreamIdleError`: ten minutes, the request
+ * timeout of the official SDKs. Reasoning models can think in silence for minutes, so the default
+ * is generous; it exists so that a stalled connection ends at all.
+ */
+export const DEFAULT_IDLE_TIMEOUT = 10 * 60 * 1000;
+
+/** Options of `fromReadableStream` and `fromResponse`. */
+export interface BodySourceOptions extends ResponseCheckOptions {
+  /**
+   * Milliseconds without a byte after which the body fails with a `StreamIdleError` (and the
+   * connection is closed). Default {@link DEFAULT_IDLE_TIMEOUT} (ten minutes); `false` never.
+   * Keep-alive comments are bytes: a server that pings while it thinks is not idle.
+   */
+  readonly idleTimeout?: number | false;
+  /** Where the idle timer runs: `asyncScheduler` by default, a `TestScheduler` in marble tests. */
+  readonly scheduler?: SchedulerLike;
+}
+
+/** A Node `http.IncomingMessage` (a client's response), told apart by its status code. */
+interface NodeResponseLike extends NodeReadableLike {
+  readonly statusCode?: number;
+  readonly headers?: { readonly [name: string]: string | string[] | undefined };
 }
 
 /** True for a WHATWG `ReadableStream` (browsers, Node 18+, Deno, workers). */
@@ -15,18 +34,37 @@ function isWebStream(value: unknown): value is ReadableStream<Uint8Array> {
   return typeof value === 'object' && value !== null && typeof (value as ReadableStream).getReader === 'function';
 }
 
+/** The reading settings the options ask for, checked once when the source is made. */
+export function chunkReading(options: BodySourceOptions, caller: string): ChunkReading {
+  const timeout = options.idleTimeout ?? DEFAULT_IDLE_TIMEOUT;
+  if (timeout !== false && !(typeof timeout === 'number' && timeout > 0)) {
+    throw new TypeError(`${caller}: idleTimeout must be a positive number of milliseconds or false, got ${String(timeout)}`);
+  }
+  return { idleTimeout: timeout === false ? Infinity : timeout, ...(options.scheduler === undefined ? {} : { scheduler: options.scheduler }) };
+}
+
 /**
  * The chunks of a web `ReadableStream<Uint8Array>` (a fetch body) or a Node.js `Readable` (an
  * `http.IncomingMessage`, a file stream) as an `Observable<Uint8Array>`.
  *
- * Unsubscribing cancels at once: the web stream's reader is cancelled (`reader.cancel()`), the Node
- * stream destroyed, so the connection behind it closes now rather than when the next chunk happens to
+ * Every way the body can fail ends typed, after whatever chunks arrived: a transport failure (a
+ * reset socket, a dropped proxy connection, Node's `Error: aborted`) is a `StreamClosedEarlyError`
+ * whose `cause` is the platform's error; a Node stream that closes before its end is one too; a body
+ * silent for longer than `idleTimeout` (ten minutes by default) is a `StreamIdleError`. An
+ * `http.IncomingMessage` is checked as `fromResponse` checks a `Response`: a non-2xx status is a
+ * `ProviderError` with the status and the provider's error body, an unexpected content type a
+ * `ProtocolError`.
+ *
+ * Unsubscribing cancels at once, and silently: the web stream's reader is cancelled, the Node stream
+ * destroyed, so the connection behind it closes now rather than when the next chunk happens to
  * arrive (which is how `from(stream)` behaves in RxJS 7). A stream can be read only once: a second
  * subscription errors, as the stream itself would.
  *
  * ```
  * stream:  --[bytes]--[bytes]--end
  * result:  --[bytes]--[bytes]--|
+ * stream:  --[bytes]--[bytes]--RST
+ * result:  --[bytes]--[bytes]--#  StreamClosedEarlyError { cause: Error: aborted }
  * ```
  *
  * @example
@@ -35,85 +73,22 @@ function isWebStream(value: unknown): value is ReadableStream<Uint8Array> {
  * import { fromReadableStream, decodeUtf8, sseFrames } from 'rxjs-llm-stream';
  *
  * get(url, (response) => {
- *   fromReadableStream(response).pipe(decodeUtf8(), sseFrames()).subscribe(console.log);
+ *   fromReadableStream(response, { idleTimeout: 120_000 })
+ *     .pipe(decodeUtf8(), sseFrames())
+ *     .subscribe({ next: console.log, error: (err) => console.error(err.name, err.message) });
  * });
  * ```
  *
  * @param stream A web `ReadableStream<Uint8Array>` or a Node.js `Readable`.
+ * @param options `idleTimeout`, `contentTypes` (for an `http.IncomingMessage`), `scheduler`.
  * @returns The stream's chunks; strings from a Node stream with an encoding set are encoded as UTF-8.
  */
-export function fromReadableStream(stream: ReadableStream<Uint8Array> | NodeReadableLike): Observable<Uint8Array> {
-  return isWebStream(stream) ? fromWebStream(stream) : fromNodeReadable(stream);
-}
-
-function fromWebStream(stream: ReadableStream<Uint8Array>): Observable<Uint8Array> {
-  return new Observable<Uint8Array>((subscriber) => {
-    let reader: ReadableStreamDefaultReader<Uint8Array>;
-    try {
-      reader = stream.getReader();
-    } catch (error) {
-      subscriber.error(error); // locked: somebody else is reading it
-      return;
-    }
-    let finished = false;
-    const pump = (): void => {
-      reader.read().then(
-        (result) => {
-          if (subscriber.closed) return;
-          if (result.done) {
-            finished = true;
-            subscriber.complete();
-            return;
-          }
-          subscriber.next(result.value);
-          pump();
-        },
-        (error: unknown) => {
-          finished = true;
-          subscriber.error(error);
-        },
-      );
-    };
-    pump();
-    return () => {
-      // Cancel now, not at the next read: this is what closes the connection and stops the upstream
-      // generating (and billing) the rest of the reply.
-      if (!finished) reader.cancel().catch(() => undefined);
-      else reader.releaseLock();
-    };
-  });
-}
-
-function fromNodeReadable(stream: NodeReadableLike): Observable<Uint8Array> {
-  return new Observable<Uint8Array>((subscriber) => {
-    const encoder = new TextEncoder();
-    let ended = false;
-    const onData = (chunk: Uint8Array | string): void => {
-      subscriber.next(typeof chunk === 'string' ? encoder.encode(chunk) : chunk);
-    };
-    const onEnd = (): void => {
-      ended = true;
-      subscriber.complete();
-    };
-    const onError = (error: Error): void => {
-      ended = true;
-      subscriber.error(error);
-    };
-    // A stream destroyed before its end (by its owner, or a reset socket) emits `close` without
-    // `end`: that is a stream that stopped early, not a complete one.
-    const onClose = (): void => {
-      if (!ended) onError(new Error('the stream closed before its end'));
-    };
-    stream.on('data', onData);
-    stream.on('end', onEnd);
-    stream.on('error', onError);
-    stream.on('close', onClose);
-    return () => {
-      stream.removeListener('data', onData);
-      stream.removeListener('end', onEnd);
-      stream.removeListener('error', onError);
-      stream.removeListener('close', onClose);
-      if (!ended && stream.destroyed !== true) stream.destroy();
-    };
-  });
+export function fromReadableStream(stream: ReadableStream<Uint8Array> | NodeReadableLike, options: BodySourceOptions = {}): Observable<Uint8Array> {
+  const reading = chunkReading(options, 'fromReadableStream');
+  if (isWebStream(stream)) return webChunks(stream, reading);
+  const response = stream as NodeResponseLike;
+  const chunks = nodeChunks(stream, reading);
+  if (typeof response.statusCode !== 'number') return chunks;
+  const contentType = response.headers?.['content-type'];
+  return checkedBody({ status: response.statusCode, contentType: Array.isArray(contentType) ? contentType[0] : contentType }, chunks, options);
 }

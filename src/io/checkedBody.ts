@@ -1,0 +1,74 @@
+import { Observable } from 'rxjs';
+import { ProtocolError } from '../errors.js';
+import { parseErrorBody, providerErrorFromBody } from '../internal/errorBody.js';
+
+/** What a response said before its body: its status and content type. */
+export interface ResponseHead {
+  readonly status: number;
+  /** The `content-type` header as sent, parameters included (`undefined` when there was none). */
+  readonly contentType: string | undefined;
+}
+
+/** Options every source of a response body takes. */
+export interface ResponseCheckOptions {
+  /**
+   * The content types (`type/subtype`, parameters ignored) a streamed body may have; another is a
+   * `ProtocolError`. `'any'` accepts whatever came. Default: {@link STREAM_CONTENT_TYPES}.
+   */
+  readonly contentTypes?: readonly string[] | 'any';
+}
+
+/**
+ * The content types of the streamed bodies this library reads: server-sent events and the three
+ * names servers use for newline-delimited JSON.
+ */
+export const STREAM_CONTENT_TYPES: readonly string[] = ['text/event-stream', 'application/x-ndjson', 'application/ndjson', 'application/jsonl'];
+
+/** The most of an error body that is read: an error answer is short, and one that is not is cut. */
+const MAX_ERROR_BODY = 1024 * 1024;
+
+/** `text/event-stream` for `Text/Event-Stream; charset=utf-8`. */
+function mediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/**
+ * The body as a streamed reply, after the checks every source makes of the response it belongs
+ * to, so that a fetch `Response`, a Node `IncomingMessage` and a replayed recording fail the same
+ * way: a non-2xx status is a `ProviderError` with the status and the provider's error body (read
+ * whole, up to 1 MiB, and parsed when it is JSON); a content type not in `contentTypes` is a
+ * `ProtocolError` naming it (an HTML error page from a proxy, a JSON reply to a request that forgot
+ * `stream: true`), and the body is released unread.
+ */
+export function checkedBody(head: ResponseHead, body$: Observable<Uint8Array>, options: ResponseCheckOptions = {}): Observable<Uint8Array> {
+  if (head.status < 200 || head.status > 299) return errorAnswer(head.status, body$);
+  const allowed = options.contentTypes ?? STREAM_CONTENT_TYPES;
+  const type = mediaType(head.contentType);
+  if (allowed === 'any' || allowed.includes(type)) return body$;
+  return new Observable<never>((subscriber) => {
+    // Subscribed and dropped at once: that cancels the reader (or destroys the Node stream), so the
+    // connection closes now instead of holding a body nobody will read.
+    body$.subscribe({ error: () => undefined }).unsubscribe();
+    subscriber.error(new ProtocolError(`expected a streamed body (${allowed.join(', ')}), got ${type === '' ? 'no content type' : type}`));
+  });
+}
+
+/** Reads an error answer's body and fails with the `ProviderError` that carries it. */
+function errorAnswer(status: number, body$: Observable<Uint8Array>): Observable<never> {
+  return new Observable<never>((subscriber) => {
+    const decoder = new TextDecoder();
+    let text = '';
+    let length = 0;
+    const fail = (): void => subscriber.error(providerErrorFromBody(parseErrorBody(text + decoder.decode()), { status }));
+    const reading = body$.subscribe({
+      next(bytes) {
+        length += bytes.length;
+        text += decoder.decode(bytes, { stream: true });
+        if (length >= MAX_ERROR_BODY) fail(); // and the teardown below cancels the rest
+      },
+      error: (cause: unknown) => subscriber.error(providerErrorFromBody(parseErrorBody(text), { status, cause })),
+      complete: fail,
+    });
+    return reading;
+  });
+}

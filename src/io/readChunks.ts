@@ -1,0 +1,130 @@
+import { Observable, SchedulerLike, Subscriber, asyncScheduler } from 'rxjs';
+import { watchIdle } from '../internal/idleWatch.js';
+import { BytesRead, closedBeforeEnd, idleBody, transportFailure } from './transportFailure.js';
+
+/** The part of a Node.js `Readable` this library uses (so that no Node types leak into browser builds). */
+export interface NodeReadableLike {
+  on(event: 'data', listener: (chunk: Uint8Array | string) => void): unknown;
+  on(event: 'end' | 'close', listener: () => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  removeListener(event: string, listener: (...args: never[]) => void): unknown;
+  destroy(error?: Error): unknown;
+  readonly destroyed?: boolean;
+}
+
+/** How a source watches its body: the longest silence it allows, and the clock it measures with. */
+export interface ChunkReading {
+  /** Milliseconds of silence after which the body fails with `StreamIdleError` (`Infinity`: never). */
+  readonly idleTimeout: number;
+  readonly scheduler?: SchedulerLike;
+}
+
+/**
+ * Counts what a source reads and watches its silences, for the source's own reading loop: `chunk`
+ * for every chunk, and `onIdle` is called when the body has been silent too long.
+ */
+function startReading(subscriber: Subscriber<Uint8Array>, reading: ChunkReading): { readonly read: BytesRead; chunk(bytes: Uint8Array): void } {
+  const read: BytesRead = { chunks: 0, bytes: 0 };
+  const touch = watchIdle(subscriber, reading.idleTimeout, reading.scheduler ?? asyncScheduler, () =>
+    subscriber.error(idleBody(reading.idleTimeout, read)),
+  );
+  return {
+    read,
+    chunk(bytes) {
+      read.chunks++;
+      read.bytes += bytes.length;
+      touch();
+    },
+  };
+}
+
+/**
+ * The chunks of a web `ReadableStream`, read one at a time; unsubscribing cancels the reader at
+ * once. A read that fails (the connection reset, the request aborted) is a `StreamClosedEarlyError`
+ * whose `cause` is the platform's error; silence longer than `idleTimeout` a `StreamIdleError`.
+ */
+export function webChunks(stream: ReadableStream<Uint8Array>, reading: ChunkReading): Observable<Uint8Array> {
+  return new Observable<Uint8Array>((subscriber) => {
+    let reader: ReadableStreamDefaultReader<Uint8Array>;
+    try {
+      reader = stream.getReader();
+    } catch (error) {
+      subscriber.error(error); // locked: somebody else is reading it
+      return;
+    }
+    const progress = startReading(subscriber, reading);
+    let finished = false;
+    const pump = (): void => {
+      reader.read().then(
+        (result) => {
+          if (subscriber.closed) return;
+          if (result.done) {
+            finished = true;
+            subscriber.complete();
+            return;
+          }
+          progress.chunk(result.value);
+          subscriber.next(result.value);
+          pump();
+        },
+        (error: unknown) => {
+          finished = true;
+          // After an unsubscribe the cancel itself rejects the pending read: not a fault.
+          if (!subscriber.closed) subscriber.error(transportFailure(error, progress.read));
+        },
+      );
+    };
+    pump();
+    return () => {
+      // Cancel now, not at the next read: this is what closes the connection and stops the upstream
+      // generating (and billing) the rest of the reply.
+      if (!finished) reader.cancel().catch(() => undefined);
+      else reader.releaseLock();
+    };
+  });
+}
+
+/**
+ * The chunks of a Node.js `Readable`; unsubscribing destroys it. An `error` (a reset socket gives
+ * `Error: aborted`) is a `StreamClosedEarlyError` whose `cause` is that error, and so is a `close`
+ * without `end` (the stream was destroyed before its end); silence longer than `idleTimeout` a
+ * `StreamIdleError`. Strings (a stream with an encoding set) are encoded as UTF-8.
+ */
+export function nodeChunks(stream: NodeReadableLike, reading: ChunkReading): Observable<Uint8Array> {
+  return new Observable<Uint8Array>((subscriber) => {
+    const encoder = new TextEncoder();
+    const progress = startReading(subscriber, reading);
+    let ended = false;
+    const onData = (chunk: Uint8Array | string): void => {
+      const bytes = typeof chunk === 'string' ? encoder.encode(chunk) : chunk;
+      progress.chunk(bytes);
+      subscriber.next(bytes);
+    };
+    const onEnd = (): void => {
+      ended = true;
+      subscriber.complete();
+    };
+    const onError = (error: Error): void => {
+      ended = true;
+      subscriber.error(transportFailure(error, progress.read));
+    };
+    // A stream destroyed before its end (by its owner, or a reset socket) emits `close` without
+    // `end`: that is a stream that stopped early, not a complete one.
+    const onClose = (): void => {
+      if (ended) return;
+      ended = true;
+      subscriber.error(closedBeforeEnd(progress.read));
+    };
+    stream.on('data', onData);
+    stream.on('end', onEnd);
+    stream.on('error', onError);
+    stream.on('close', onClose);
+    return () => {
+      stream.removeListener('data', onData);
+      stream.removeListener('end', onEnd);
+      stream.removeListener('error', onError);
+      stream.removeListener('close', onClose);
+      if (!ended && stream.destroyed !== true) stream.destroy();
+    };
+  });
+}
