@@ -11,7 +11,7 @@ import {
 import { ChatEvent } from '../src/events';
 import { finalizeCompletion } from '../src/finalizeCompletion';
 import { isCompletionSnapshot } from '../src/isCompletionSnapshot';
-import { errorFromStreamErrorData, streamErrorData } from '../src/streamErrorData';
+import { errorFromStreamErrorData, streamErrorData } from '../src/core/streamErrorData';
 import { collectSync } from './support/collect';
 
 describe('the partial of an error is typed honestly', () => {

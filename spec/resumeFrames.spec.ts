@@ -348,22 +348,32 @@ describe('resumeFrames', () => {
   describe('isFinal', () => {
     it('a custom test decides where the stream ends', () => {
       testScheduler.run(({ cold, expectObservable }) => {
-        const last = frame('3', '{"candidates":[{"finishReason":"STOP"}]}');
+        const last: SseFrame = { event: 'bye', data: '{}', id: '3' };
         const { connect, ids } = connections(cold('a-c|', { a: values.a, c: last }));
-        const isFinal = (f: SseFrame): boolean => f.data.includes('"finishReason"');
+        const isFinal = (f: SseFrame): boolean => f.event === 'bye';
         expectObservable(resumeFrames(connect, { delayMs: 5, isFinal })).toBe('a-c|', { a: values.a, c: last });
         testScheduler.flush();
         expect(ids).toEqual([undefined]);
       });
     });
 
-    it('without it, the same stream is resumed, since nothing said it was over', () => {
+    it('without it, a format no dialect declares is resumed, since nothing said it was over', () => {
       testScheduler.run(({ cold, expectObservable }) => {
-        const last = frame('3', '{"candidates":[{"finishReason":"STOP"}]}');
+        const last: SseFrame = { event: 'bye', data: '{}', id: '3' };
         const { connect, ids } = connections(cold('a-c|', { a: values.a, c: last }), cold('|'));
         expectObservable(resumeFrames(connect, { delayMs: 5, maxAttempts: 1 })).toBe('a-c 5ms |', { a: values.a, c: last });
         testScheduler.flush();
         expect(ids).toEqual([undefined, '3']);
+      });
+    });
+
+    it("the default knows the end each dialect declares: Gemini's finishing chunk ends the stream, nothing is resumed", () => {
+      testScheduler.run(({ cold, expectObservable }) => {
+        const last = frame('3', '{"candidates":[{"finishReason":"STOP"}]}');
+        const { connect, ids } = connections(cold('a-c|', { a: values.a, c: last }));
+        expectObservable(resumeFrames(connect, { delayMs: 5 })).toBe('a-c|', { a: values.a, c: last });
+        testScheduler.flush();
+        expect(ids).toEqual([undefined]);
       });
     });
 
@@ -376,6 +386,11 @@ describe('resumeFrames', () => {
       ['Responses response.failed', { event: 'response.failed', data: '{}', id: '9' }],
       ['an error event', { event: 'error', data: '{"type":"error","error":{"type":"overloaded_error"}}', id: '9' }],
       ['an OpenAI error payload', { event: 'message', data: '{"error":{"message":"server error"}}', id: '9' }],
+      ['Gemini: every candidate finished', { event: 'message', data: '{"candidates":[{"finishReason":"STOP","index":0},{"finishReason":"MAX_TOKENS","index":1}]}', id: '9' }],
+      ['Gemini: a prompt blocked before any candidate', { event: 'message', data: '{"promptFeedback":{"blockReason":"SAFETY"}}', id: '9' }],
+      ['Ollama: the done line', { event: 'message', data: '{"model":"m","done":true,"done_reason":"stop"}', id: '' }],
+      ['llama.cpp /completion: the stop chunk', { event: 'message', data: '{"content":"","stop":true,"stop_type":"eos"}', id: '9' }],
+      ['this library: the done event', { event: 'done', data: '{"type":"done"}', id: '9' }],
     ])('isFinalFrame recognizes %s', (_name, f) => {
       expect(isFinalFrame(f)).toBe(true);
     });
@@ -387,6 +402,10 @@ describe('resumeFrames', () => {
       ['a top-level "error": null', { event: 'message', data: '{"id":"x","error":null}', id: '9' }],
       ['message_delta', { event: 'message_delta', data: '{"type":"message_delta"}', id: '9' }],
       ['a payload that is not JSON', { event: 'message', data: '{"error": oops', id: '9' }],
+      ['Gemini: one candidate of two finished', { event: 'message', data: '{"candidates":[{"finishReason":"STOP","index":0},{"index":1}]}', id: '9' }],
+      ['Ollama: a line before the last', { event: 'message', data: '{"model":"m","message":{"content":"done"},"done":false}', id: '' }],
+      ['llama.cpp /completion: a chunk before the last', { event: 'message', data: '{"content":"stop","stop":false}', id: '9' }],
+      ['an event named done that carries something else', { event: 'done', data: '{"type":"content"}', id: '9' }],
     ])('isFinalFrame is false for %s', (_name, f) => {
       expect(isFinalFrame(f)).toBe(false);
     });

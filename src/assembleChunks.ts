@@ -1,13 +1,12 @@
 import { Observable, OperatorFunction } from 'rxjs';
 import { SseFrame } from './core/SseParser.js';
 import { DialectFactory, DialectOptions } from './dialects/Dialect.js';
-import { OpenAiChatOptions } from './dialects/openaiChat.js';
 import { DIALECTS, DialectName, autoDialect } from './dialects/registry.js';
 import { ChatEvent } from './events.js';
 import { subscribeLinked } from './internal/subscribeLinked.js';
 
 /** Options of `assembleChunks`. */
-export interface AssembleChunksOptions extends DialectOptions, OpenAiChatOptions {
+export interface AssembleChunksOptions extends DialectOptions {
   /**
    * The wire format, by name, or a factory for a format of your own. Default `'auto'`: decided from
    * the first frame that names it, then fixed for the stream.

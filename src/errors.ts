@@ -14,8 +14,64 @@ export interface StreamPosition {
   readonly event?: number;
 }
 
+/**
+ * Why the input ended before the stream said it was complete (`StreamClosedEarlyError.reason`):
+ *
+ * - `mid-character`: the bytes stopped inside a UTF-8 sequence;
+ * - `mid-line`: the text stopped inside a line;
+ * - `no-blank-line`: the last event never got its blank line (`requireBlankLineAtEnd`);
+ * - `no-end-signal`: the dialect's own end signal never came (`[DONE]`, `message_stop`, ...);
+ * - `unfinished`: it came, but a choice never finished, a tool call stayed open, or messages were
+ *   never finalized;
+ * - `transport`: the connection failed or closed before the body's end (a reset, an abort).
+ */
+export type ClosedEarlyReason = 'mid-character' | 'mid-line' | 'no-blank-line' | 'no-end-signal' | 'unfinished' | 'transport';
+
+/**
+ * How the input broke its format (`ProtocolError.reason`):
+ *
+ * - `invalid-utf8`: bytes that are not UTF-8, under `fatal`;
+ * - `too-large`: a line or event over its cap;
+ * - `invalid-json`: a payload that is not JSON;
+ * - `invalid-payload`: JSON of the wrong shape, a field of the wrong type;
+ * - `invalid-tool-call`: a fragment that belongs to no call, a call without an id or a name, arguments
+ *   that are not JSON, a call after its choice finished;
+ * - `too-many-tool-calls`: more than `maxToolCalls` in one choice;
+ * - `strict`: a deviation that `{ strict: true }` refuses and the default reading absorbs;
+ * - `unknown-format`: a body or a frame that no dialect reads (an HTML page, a JSON reply, a
+ *   content type that is not a stream);
+ * - `invalid-transcript`: a revised transcript under `onRevision: 'error'`, or mixed kinds;
+ * - `invalid-recording`: a recording file that breaks its format.
+ */
+export type ProtocolReason =
+  | 'invalid-utf8'
+  | 'too-large'
+  | 'invalid-json'
+  | 'invalid-payload'
+  | 'invalid-tool-call'
+  | 'too-many-tool-calls'
+  | 'strict'
+  | 'unknown-format'
+  | 'invalid-transcript'
+  | 'invalid-recording';
+
+/**
+ * Where the provider's error came from (`ProviderError.reason`): `in-stream` (an error payload or
+ * event inside the stream), `http-status` (an error status before the stream), `error-body` (a JSON
+ * error body where only the body arrived, as text).
+ */
+export type ProviderReason = 'in-stream' | 'http-status' | 'error-body';
+
+/** Why a tool call was refused (`ToolArgumentsError.reason`): its arguments, or a tool nobody declared. */
+export type ToolArgumentsReason = 'invalid-arguments' | 'unknown-tool';
+
+/** Every `reason` of every error of this library: a string code to branch on, as messages are for people. */
+export type LlmStreamErrorReason = ClosedEarlyReason | ProtocolReason | ProviderReason | ToolArgumentsReason | 'idle';
+
 /** Options shared by every error of this library. */
-export interface LlmStreamErrorOptions {
+export interface LlmStreamErrorOptions<R extends LlmStreamErrorReason = LlmStreamErrorReason> {
+  /** Why, as a code (each class has a default: its most common reason). */
+  readonly reason?: R;
   /** What had been assembled before the fault. */
   readonly partial?: unknown;
   /** Where in the input the fault was found. */
@@ -47,6 +103,8 @@ export interface LlmStreamErrorOptions {
  */
 export abstract class LlmStreamError extends Error {
   abstract override readonly name: string;
+  /** Why, as a code to branch on (`'transport'`, `'invalid-json'`, `'http-status'`, ...). */
+  abstract readonly reason: LlmStreamErrorReason;
   /** What had been assembled before the fault (`undefined` when nothing had). */
   partial: unknown;
   /** Where in the input the fault was found, when the layer that raised it knows. */
@@ -74,6 +132,12 @@ export abstract class LlmStreamError extends Error {
  */
 export class StreamClosedEarlyError extends LlmStreamError {
   override readonly name = 'StreamClosedEarlyError';
+  readonly reason: ClosedEarlyReason;
+
+  constructor(message: string, options: LlmStreamErrorOptions<ClosedEarlyReason> = {}) {
+    super(message, options);
+    this.reason = options.reason ?? 'no-end-signal';
+  }
 }
 
 /**
@@ -89,6 +153,12 @@ export class StreamClosedEarlyError extends LlmStreamError {
  */
 export class ProtocolError extends LlmStreamError {
   override readonly name = 'ProtocolError';
+  readonly reason: ProtocolReason;
+
+  constructor(message: string, options: LlmStreamErrorOptions<ProtocolReason> = {}) {
+    super(message, options);
+    this.reason = options.reason ?? 'invalid-payload';
+  }
 }
 
 /**
@@ -107,6 +177,11 @@ export class ProtocolError extends LlmStreamError {
  */
 export class StreamIdleError extends LlmStreamError {
   override readonly name = 'StreamIdleError';
+  readonly reason = 'idle' as const;
+
+  constructor(message: string, options: Omit<LlmStreamErrorOptions, 'reason'> = {}) {
+    super(message, options);
+  }
 }
 
 /**
@@ -137,7 +212,7 @@ const LIBRARY_ERROR_NAMES: ReadonlySet<string> = new Set([
 ]);
 
 /** Options of {@link ProviderError}. */
-export interface ProviderErrorOptions extends LlmStreamErrorOptions {
+export interface ProviderErrorOptions extends LlmStreamErrorOptions<ProviderReason> {
   /** The provider's error type (`server_error`, `overloaded_error`, ...). */
   readonly type?: string;
   /** The provider's error code, as sent. */
@@ -161,6 +236,7 @@ export interface ProviderErrorOptions extends LlmStreamErrorOptions {
  */
 export class ProviderError extends LlmStreamError {
   override readonly name = 'ProviderError';
+  readonly reason: ProviderReason;
   readonly type: string | undefined;
   readonly code: string | number | undefined;
   readonly status: number | undefined;
@@ -168,6 +244,7 @@ export class ProviderError extends LlmStreamError {
 
   constructor(message: string, options: ProviderErrorOptions = {}) {
     super(message, options);
+    this.reason = options.reason ?? (options.status === undefined ? 'in-stream' : 'http-status');
     this.type = options.type;
     this.code = options.code;
     this.status = options.status;
@@ -186,7 +263,7 @@ export class ProviderError extends LlmStreamError {
  * throw new ToolArgumentsError('refused by policy', options);
  * ```
  */
-export interface ToolArgumentsErrorOptions extends LlmStreamErrorOptions {
+export interface ToolArgumentsErrorOptions extends LlmStreamErrorOptions<ToolArgumentsReason> {
   /** The call whose arguments were refused, as it arrived (arguments text and parsed `args`). */
   readonly call: ToolCall;
   /** The choice the call belongs to. */
@@ -213,12 +290,14 @@ export interface ToolArgumentsErrorOptions extends LlmStreamErrorOptions {
  */
 export class ToolArgumentsError extends LlmStreamError {
   override readonly name = 'ToolArgumentsError';
+  readonly reason: ToolArgumentsReason;
   readonly call: ToolCall;
   readonly choice: number;
   readonly issues: ReadonlyArray<StandardSchemaV1Issue>;
 
   constructor(message: string, options: ToolArgumentsErrorOptions) {
     super(message, options);
+    this.reason = options.reason ?? 'invalid-arguments';
     this.call = options.call;
     this.choice = options.choice;
     this.issues = options.issues;

@@ -39,8 +39,8 @@ export { sseFrames } from './sseFrames.js';
 export { ndjsonFrames } from './ndjsonFrames.js';
 export { encodeSse, encodeSseBytes, SseEncoder } from './encodeSse.js';
 export { toMessageEvents } from './toMessageEvents.js';
-export { streamErrorData, errorFromStreamErrorData } from './streamErrorData.js';
-export type { StreamErrorData } from './streamErrorData.js';
+export { streamErrorData, errorFromStreamErrorData } from './core/streamErrorData.js';
+export type { StreamErrorData } from './core/streamErrorData.js';
 export { idleTimeout } from './idleTimeout.js';
 export { resumeFrames, isFinalFrame } from './resumeFrames.js';
 export type { ResumeFramesOptions } from './resumeFrames.js';
@@ -102,7 +102,7 @@ export { OllamaParser, ollama } from './dialects/ollama.js';
 export { LlamaCppCompletionParser, llamacppCompletion } from './dialects/llamacppCompletion.js';
 export { TypedEventsParser, typedEvents } from './dialects/typedEvents.js';
 export { ChatEventsParser, chatEvents } from './dialects/chatEvents.js';
-export type { OpenAiChatOptions } from './dialects/openaiChat.js';
+export { dialectFactory } from './dialects/Dialect.js';
 export type { DialectParser, DialectFactory, DialectOptions } from './dialects/Dialect.js';
 
 export type {

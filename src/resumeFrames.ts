@@ -1,11 +1,10 @@
 import { Observable, SchedulerLike, Subscription, asyncScheduler } from 'rxjs';
 import { SseFrame } from './core/SseParser.js';
+import { isErrorFrame } from './dialects/finalFrames.js';
+import { DIALECTS } from './dialects/registry.js';
 import { isLlmStreamError } from './errors.js';
-import { isJsonObject } from './internal/json.js';
+import { LONGEST_DELAY } from './internal/idleWatch.js';
 import { subscribeLinked } from './internal/subscribeLinked.js';
-
-/** The longest delay a timer takes (2^31 - 1 ms): a longer one would fire at once in Node and browsers. */
-const LONGEST_DELAY = 2_147_483_647;
 
 /** Options of `resumeFrames`. */
 export interface ResumeFramesOptions {
@@ -27,71 +26,49 @@ export interface ResumeFramesOptions {
   readonly backoff?: number;
   /**
    * True for the frame that ends the stream; after it, an end of the connection is the stream's
-   * own end and nothing is resumed. Default: {@link isFinalFrame}. Pass your own for formats it does
-   * not know (Gemini's last chunk has a `finishReason`, and nothing else marks it).
+   * own end and nothing is resumed. Default: {@link isFinalFrame}, which knows every dialect's end.
+   * Pass your own for a format of your own.
    */
   readonly isFinal?: (frame: SseFrame) => boolean;
   /** Where the reconnection timer runs: `asyncScheduler` by default, a `TestScheduler` in marble tests. */
   readonly scheduler?: SchedulerLike;
 }
 
-/** Event names (SSE `event:`) and payload `type`s that end a stream: Anthropic, OpenAI Responses, errors. */
-const FINAL_TYPES: ReadonlySet<string> = new Set([
-  'message_stop',
-  'response.completed',
-  'response.incomplete',
-  'response.failed',
-  'error',
-]);
-
-/** The data of the `done` event `toMessageEvents` writes. */
-const DONE_EVENT_DATA = JSON.stringify({ type: 'done' });
-
-/**
- * A payload worth parsing: one that names a final type or carries an `error` member. Quotes inside
- * JSON strings are escaped, so text that merely mentions `"type":"message_stop"` does not match.
- */
-const FINAL_CANDIDATE = /"type"\s*:\s*"(?:message_stop|response\.(?:completed|incomplete|failed)|error)"|"error"\s*:/;
+/** The end tests the dialects declare, asked in turn by {@link isFinalFrame}. */
+const DIALECT_ENDS: ReadonlyArray<(frame: SseFrame) => boolean> = Object.values(DIALECTS).flatMap((dialect) =>
+  dialect.isFinal === undefined ? [] : [dialect.isFinal],
+);
 
 /**
  * The default end-of-stream test of `resumeFrames`: true for the frame after which a stream is
- * over, whether it completed or the provider reported an error.
+ * over, whether it completed or the provider reported an error. It asks each dialect's own end
+ * test (`DialectFactory.isFinal`), so it knows every format `assembleChunks` reads:
  *
  * - `data: [DONE]` (OpenAI Chat Completions and every server that copies it, typed events);
  * - Anthropic's `message_stop`, and the OpenAI Responses terminal events `response.completed`,
  *   `response.incomplete` and `response.failed`, by their `event:` name or, when a proxy dropped
  *   the `event:` line, by the payload's `type`;
+ * - Gemini's chunk in which every candidate has its `finishReason`, Ollama's `"done": true` line,
+ *   llama.cpp `/completion`'s `"stop": true` chunk, this library's own `event: done`;
  * - an error the provider sent in the stream (`event: error`, a payload of `type` `error`, or one
- *   with a non-null top-level `error`): the stream ends there, and asking again would not help;
- * - this library's own `event: done` (`toMessageEvents`, the `chat-events` dialect).
+ *   with a non-null top-level `error`): the stream ends there, and asking again would not help.
  *
- * Only a payload that could be one of these is parsed, so the test costs nothing on ordinary deltas.
+ * Each test parses only a payload that mentions its words, so the test costs little on ordinary
+ * deltas.
  *
  * @example
  * ```ts
  * import { isFinalFrame, resumeFrames } from 'rxjs-llm-stream';
  *
- * // Gemini marks its last chunk with a finishReason only:
- * resumeFrames(connect, { isFinal: (frame) => isFinalFrame(frame) || frame.data.includes('"finishReason"') });
+ * // A server of your own that ends with `event: bye`:
+ * resumeFrames(connect, { isFinal: (frame) => frame.event === 'bye' || isFinalFrame(frame) });
  * ```
  *
  * @param frame A frame as `sseFrames` gives it.
  * @returns True when the stream ends with this frame.
  */
 export function isFinalFrame(frame: SseFrame): boolean {
-  if (frame.data === '[DONE]' || FINAL_TYPES.has(frame.event)) return true;
-  if (frame.event === 'done' && frame.data === DONE_EVENT_DATA) return true;
-  if (!frame.data.startsWith('{') || !FINAL_CANDIDATE.test(frame.data)) return false;
-  let payload: unknown;
-  try {
-    payload = JSON.parse(frame.data);
-  } catch {
-    return false; // not this layer's business: assembleChunks reports a malformed payload
-  }
-  if (!isJsonObject(payload)) return false;
-  const type = payload['type'];
-  if (typeof type === 'string' && FINAL_TYPES.has(type)) return true;
-  return payload['error'] !== undefined && payload['error'] !== null;
+  return isErrorFrame(frame) || DIALECT_ENDS.some((isFinal) => isFinal(frame));
 }
 
 /**

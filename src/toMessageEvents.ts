@@ -1,7 +1,7 @@
 import { Observable, OperatorFunction } from 'rxjs';
 import { ChatEvent } from './events.js';
 import { subscribeLinked } from './internal/subscribeLinked.js';
-import { streamErrorData } from './streamErrorData.js';
+import { streamErrorData } from './core/streamErrorData.js';
 
 /** The shape NestJS's `@Sse()` handlers return (its `MessageEvent`), with `data` always a string. */
 export interface SseMessageEvent {

@@ -1,7 +1,7 @@
 import { SseFrame } from '../../src/core/SseParser';
 import { ChatEvent } from '../../src/events';
 import { DialectFactory, DialectOptions } from '../../src/dialects/Dialect';
-import { OpenAiChatOptions, openaiChat } from '../../src/dialects/openaiChat';
+import { openaiChat } from '../../src/dialects/openaiChat';
 
 /** A frame carrying `payload` as JSON (or as is, when it is a string). */
 export function frame(payload: unknown, event = 'message'): SseFrame {
@@ -33,6 +33,6 @@ export function readDialect(
 }
 
 /** Runs frames through the openai-chat core; returns the events and the error, if any. */
-export function readChat(frames: readonly SseFrame[], options?: OpenAiChatOptions): { events: ChatEvent[]; error?: unknown } {
+export function readChat(frames: readonly SseFrame[], options?: DialectOptions): { events: ChatEvent[]; error?: unknown } {
   return readDialect(openaiChat, frames, options);
 }

@@ -8,6 +8,8 @@ export interface DialectOptions {
    * quirks of real servers that lose nothing.
    */
   readonly strict?: boolean;
+  /** The most tool calls one choice may make; more is a `ProtocolError`. Default 1024. */
+  readonly maxToolCalls?: number;
 }
 
 /**
@@ -22,8 +24,38 @@ export interface DialectParser {
    * decides the format), to be used by the next `push` of that same data instead of parsing it again:
    * that frame can be a 10 MB line.
    */
-  adoptParsed?(data: string, value: unknown): void;
+  usePreparsed?(data: string, value: unknown): void;
 }
 
-/** Makes a parser for one stream. */
-export type DialectFactory = (emit: (event: ChatEvent) => void, options: DialectOptions) => DialectParser;
+/**
+ * Makes a parser for one stream. A factory may say how its format ends (`isFinal`): `resumeFrames`
+ * uses that to tell a stream that is over from one that was cut.
+ */
+export interface DialectFactory {
+  (emit: (event: ChatEvent) => void, options: DialectOptions): DialectParser;
+  /** True for a frame after which a stream of this format is over (its end signal, or an error). */
+  readonly isFinal?: (frame: SseFrame) => boolean;
+}
+
+/**
+ * A `DialectFactory` from a parser's constructor and the format's end test, for `assembleChunks` and
+ * `resumeFrames`.
+ *
+ * @example
+ * ```ts
+ * import { dialectFactory, assembleChunks } from 'rxjs-llm-stream';
+ *
+ * const myFormat = dialectFactory((emit, options) => new MyFormatParser(emit, options), (frame) => frame.event === 'end');
+ * frames$.pipe(assembleChunks({ dialect: myFormat }));
+ * ```
+ *
+ * @param create Makes the parser of one stream.
+ * @param isFinal True for the frame that ends a stream of this format.
+ * @returns The factory.
+ */
+export function dialectFactory(
+  create: (emit: (event: ChatEvent) => void, options: DialectOptions) => DialectParser,
+  isFinal?: (frame: SseFrame) => boolean,
+): DialectFactory {
+  return isFinal === undefined ? create : Object.assign(create, { isFinal });
+}

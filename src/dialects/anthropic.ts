@@ -1,10 +1,9 @@
 import { SseFrame } from '../core/SseParser.js';
-import { StreamClosedEarlyError } from '../errors.js';
-import { normalizeFinishReason } from '../internal/finishReason.js';
-import { JsonObject, excerpt, finiteNumber, isJsonObject, nonEmptyString } from '../internal/json.js';
-import { DialectFactory } from './Dialect.js';
-import { JsonDialectParser, describeValue } from './JsonDialectParser.js';
-import { providerErrorFrom } from './providerError.js';
+import { LlmStreamError } from '../errors.js';
+import { JsonObject, excerpt, isJsonObject, nonEmptyString } from '../internal/json.js';
+import { DialectFactory, dialectFactory } from './Dialect.js';
+import { finalByType } from './finalFrames.js';
+import { JsonDialectParser, describeValue, hasError } from './JsonDialectParser.js';
 
 /** What a content block is, as far as assembly cares. */
 type BlockKind = 'text' | 'thinking' | 'redacted_thinking' | 'tool_use' | 'ignored';
@@ -59,34 +58,26 @@ class Block {
  * ```
  */
 export class AnthropicParser extends JsonDialectParser {
+  protected readonly endSignal = 'message_stop';
+  // Not Anthropic's: a gateway's habit. The reply still ends only at message_stop.
+  protected override readonly doneFrame = 'foreign';
+  protected override readonly formatName = 'Anthropic';
   private messageId: string | undefined = undefined;
-  private done = false;
   private finished = false;
-  private callCount = 0;
   private openBlocks = 0;
   private readonly blocks = new Map<number, Block>();
   /** The latest token counts, to sum `totalTokens` from whichever frame reported each. */
   private inputTokens: number | undefined = undefined;
   private outputTokens: number | undefined = undefined;
 
-  push(frame: SseFrame): void {
-    this.frameCount++;
-    if (this.done) {
-      if (this.strict) throw this.protocolError('a frame arrived after message_stop');
-      return;
-    }
-    if (frame.data === '[DONE]') {
-      // Not Anthropic's: a gateway's habit. The reply still ends only at message_stop.
-      if (this.strict) throw this.protocolError('[DONE] is not part of the Anthropic stream');
-      return;
-    }
-    const payload = this.parseObject(frame.data);
+  protected override errorIn(frame: SseFrame, payload: JsonObject): LlmStreamError | undefined {
+    return payload['type'] === 'error' || frame.event === 'error' || hasError(payload) ? this.providerError(payload) : undefined;
+  }
+
+  protected read(payload: JsonObject, frame: SseFrame): void {
     const rawType = payload['type'];
     if (rawType !== undefined && typeof rawType !== 'string') throw this.protocolError(`type is ${describeValue(rawType)}`);
     const type = rawType ?? (frame.event === 'message' ? undefined : frame.event);
-    if (type === 'error' || frame.event === 'error' || (payload['error'] !== undefined && payload['error'] !== null)) {
-      throw providerErrorFrom(payload, `frame ${this.frameCount}`, this.frameCount);
-    }
     switch (type) {
       case 'message_start':
         this.readMessageStart(payload);
@@ -113,15 +104,6 @@ export class AnthropicParser extends JsonDialectParser {
     }
   }
 
-  end(): void {
-    if (!this.done) {
-      throw new StreamClosedEarlyError(
-        `the stream ended without message_stop after ${this.frameCount} frame${this.frameCount === 1 ? '' : 's'}`,
-        { position: { event: this.frameCount } },
-      );
-    }
-  }
-
   private readMessageStart(payload: JsonObject): void {
     const message = payload['message'];
     if (!isJsonObject(message)) throw this.protocolError('message_start.message is not an object');
@@ -132,7 +114,7 @@ export class AnthropicParser extends JsonDialectParser {
       if (id !== this.messageId) {
         throw this.protocolError(`a second message_start with another id (${excerpt(id)}, was ${excerpt(this.messageId)})`);
       }
-      if (this.strict) throw this.protocolError('message_start arrived twice');
+      if (this.strict) throw this.protocolError('message_start arrived twice', 'strict');
       return;
     }
     this.messageId = id;
@@ -151,37 +133,37 @@ export class AnthropicParser extends JsonDialectParser {
     switch (type) {
       case 'text': {
         this.blocks.set(index, new Block('text', -1, undefined));
-        const text = this.readString(block['text'], `${where}.text`);
+        const text = this.text(block['text'], where, 'text');
         if (text) this.emit({ type: 'content', choice: 0, text });
         break;
       }
       case 'thinking': {
         this.blocks.set(index, new Block('thinking', -1, undefined));
-        const text = this.readString(block['thinking'], `${where}.thinking`);
+        const text = this.text(block['thinking'], where, 'thinking');
         if (text) this.emit({ type: 'reasoning', choice: 0, text });
-        const signature = this.readString(block['signature'], `${where}.signature`);
+        const signature = this.text(block['signature'], where, 'signature');
         if (signature) this.emit({ type: 'reasoning-signature', choice: 0, signature });
         break;
       }
       case 'redacted_thinking': {
         this.blocks.set(index, new Block('redacted_thinking', -1, undefined));
         // Encrypted thinking: opaque, and it must go back to the API on the next turn.
-        const data = this.readString(block['data'], `${where}.data`);
+        const data = this.text(block['data'], where, 'data');
         if (data) this.emit({ type: 'reasoning-signature', choice: 0, signature: data });
         break;
       }
       case 'tool_use': {
         const id = nonEmptyString(block['id']);
-        if (id === undefined) throw this.protocolError(`${where} (tool_use) has no id`);
+        if (id === undefined) throw this.protocolError(`${where} (tool_use) has no id`, 'invalid-tool-call');
         const name = nonEmptyString(block['name']);
-        if (name === undefined) throw this.protocolError(`${where} (tool_use) has no name`);
+        if (name === undefined) throw this.protocolError(`${where} (tool_use) has no name`, 'invalid-tool-call');
         const input = block['input'];
         if (input !== undefined && input !== null && !isJsonObject(input)) {
           throw this.protocolError(`${where}.input is ${describeValue(input)}, not an object`);
         }
         // The `input: {}` of a streamed call is a placeholder; a filled one is kept in case no delta follows.
         const placeholder = isJsonObject(input) && Object.keys(input).length > 0 ? this.serialize(input, `${where}.input`) : undefined;
-        const call = this.callCount++;
+        const call = this.newCall(0);
         this.blocks.set(index, new Block('tool_use', call, placeholder));
         this.emit({ type: 'tool-call-delta', choice: 0, index: call, id, name, arguments: '' });
         break;
@@ -205,26 +187,26 @@ export class AnthropicParser extends JsonDialectParser {
     switch (type) {
       case 'text_delta': {
         this.expectKind(block, 'text', index, type);
-        const text = this.readString(delta['text'], `${where} text_delta.text`);
+        const text = this.text(delta['text'], `${where} text_delta`, 'text');
         if (text) this.emit({ type: 'content', choice: 0, text });
         break;
       }
       case 'thinking_delta': {
         this.expectKind(block, 'thinking', index, type);
-        const text = this.readString(delta['thinking'], `${where} thinking_delta.thinking`);
+        const text = this.text(delta['thinking'], `${where} thinking_delta`, 'thinking');
         if (text) this.emit({ type: 'reasoning', choice: 0, text });
         break;
       }
       case 'signature_delta': {
         this.expectKind(block, 'thinking', index, type);
         // llama.cpp's /v1/messages sends "" (a local model cannot sign): nothing to keep.
-        const signature = this.readString(delta['signature'], `${where} signature_delta.signature`);
+        const signature = this.text(delta['signature'], `${where} signature_delta`, 'signature');
         if (signature) this.emit({ type: 'reasoning-signature', choice: 0, signature });
         break;
       }
       case 'input_json_delta': {
         this.expectKind(block, 'tool_use', index, type);
-        const fragment = this.readString(delta['partial_json'], `${where} input_json_delta.partial_json`) ?? '';
+        const fragment = this.text(delta['partial_json'], `${where} input_json_delta`, 'partial_json') ?? '';
         if (fragment !== '') block.sawInput = true;
         this.emit({ type: 'tool-call-delta', choice: 0, index: block.call, arguments: fragment });
         break;
@@ -249,7 +231,7 @@ export class AnthropicParser extends JsonDialectParser {
 
   private readMessageDelta(payload: JsonObject): void {
     this.requireStarted('message_delta');
-    if (this.strict && this.openBlocks > 0) throw this.protocolError('message_delta arrived while a content block was open');
+    if (this.strict && this.openBlocks > 0) throw this.protocolError('message_delta arrived while a content block was open', 'strict');
     const delta = payload['delta'];
     if (delta !== undefined && delta !== null && !isJsonObject(delta)) {
       throw this.protocolError('message_delta.delta is not an object');
@@ -260,9 +242,9 @@ export class AnthropicParser extends JsonDialectParser {
       if (!this.finished) {
         this.finished = true;
         // Calls still open close here (the tracker closes them at finish); the raw value is kept.
-        this.emit({ type: 'finish', choice: 0, reason: normalizeFinishReason(raw, this.callCount > 0), raw });
+        this.finish(0, raw);
       } else if (this.strict) {
-        throw this.protocolError('a second stop_reason');
+        throw this.protocolError('a second stop_reason', 'strict');
       }
     }
     this.readUsage(payload['usage'], 'message_delta.usage');
@@ -270,17 +252,16 @@ export class AnthropicParser extends JsonDialectParser {
 
   private readMessageStop(): void {
     if (!this.finished) throw this.protocolError('message_stop arrived before any stop_reason');
-    if (this.strict && this.openBlocks > 0) throw this.protocolError('message_stop arrived while a content block was open');
-    this.done = true;
-    this.emit({ type: 'done' });
+    if (this.strict && this.openBlocks > 0) throw this.protocolError('message_stop arrived while a content block was open', 'strict');
+    this.endStream();
   }
 
   private readUsage(raw: unknown, where: string): void {
     if (raw === undefined || raw === null) return;
     if (!isJsonObject(raw)) throw this.protocolError(`${where} is not an object`);
-    const input = this.readCount(raw, 'input_tokens', where);
-    const output = this.readCount(raw, 'output_tokens', where);
-    const cached = this.readCount(raw, 'cache_read_input_tokens', where);
+    const input = this.count(raw['input_tokens'], where, 'input_tokens');
+    const output = this.count(raw['output_tokens'], where, 'output_tokens');
+    const cached = this.count(raw['cache_read_input_tokens'], where, 'cache_read_input_tokens');
     if (input === undefined && output === undefined && cached === undefined) return;
     if (input !== undefined) this.inputTokens = input;
     if (output !== undefined) this.outputTokens = output;
@@ -298,24 +279,12 @@ export class AnthropicParser extends JsonDialectParser {
     });
   }
 
-  private readCount(usage: JsonObject, field: string, where: string): number | undefined {
-    const value = usage[field];
-    if (value === undefined || value === null) return undefined;
-    const count = finiteNumber(value);
-    if (count === undefined) throw this.protocolError(`${where}.${field} is ${describeValue(value)}, not a count`);
-    return count;
-  }
-
   private requireStarted(what: string): void {
-    if (this.strict && this.messageId === undefined) throw this.protocolError(`${what} arrived before message_start`);
+    if (this.strict && this.messageId === undefined) throw this.protocolError(`${what} arrived before message_start`, 'strict');
   }
 
   private blockIndex(payload: JsonObject, what: string): number {
-    const index = payload['index'];
-    if (typeof index !== 'number' || !Number.isSafeInteger(index) || index < 0) {
-      throw this.protocolError(`${what}.index is ${describeValue(index)}, not a block index`);
-    }
-    return index;
+    return this.index(payload['index'], `${what}.index`, 'a block index');
   }
 
   private openBlock(index: number, what: string): Block {
@@ -328,8 +297,10 @@ export class AnthropicParser extends JsonDialectParser {
   private expectKind(block: Block, kind: BlockKind, index: number, deltaType: string): void {
     if (block.kind !== kind) throw this.protocolError(`${deltaType} in content block ${index}, a ${block.kind} block`);
   }
-
 }
+
+/** The end of an Anthropic stream: `message_stop`, by its event name or its payload's type. */
+const isFinal = finalByType(new Set(['message_stop']));
 
 /**
  * The `anthropic` dialect: Anthropic's Messages stream (also served by llama.cpp's `/v1/messages`,
@@ -342,4 +313,4 @@ export class AnthropicParser extends JsonDialectParser {
  * bytes$.pipe(decodeUtf8(), sseFrames(), assembleChunks({ dialect: anthropic }), finalizeCompletion());
  * ```
  */
-export const anthropic: DialectFactory = (emit, options) => new AnthropicParser(emit, options);
+export const anthropic: DialectFactory = dialectFactory((emit, options) => new AnthropicParser(emit, options), isFinal);

@@ -6,8 +6,11 @@ import { DialectFactory, DialectOptions, DialectParser } from './Dialect.js';
 import { providerErrorFrom } from './providerError.js';
 
 /**
- * Which dialect a payload belongs to, by the notes' sniffing rules (section 10), or `undefined` when
- * it says nothing either way (a keep-alive, a bare `[DONE]`).
+ * Which dialect a payload belongs to, or `undefined` when it says nothing either way (a keep-alive,
+ * a bare `[DONE]`). The rules, in order (docs/dialects.md has them with their reasons): a `type` that
+ * Anthropic, OpenAI Responses or the typed events use; Gemini's `candidates` or `usageMetadata`; an
+ * OpenAI chat chunk (`object` or a `choices` array); Ollama's `done` with `message` or `response`;
+ * llama.cpp's `stop` with `content`.
  */
 export function detectDialect(payload: unknown): string | undefined {
   if (!isJsonObject(payload)) return undefined;
@@ -60,6 +63,7 @@ export class AutoDialectParser implements DialectParser {
         return;
       }
       throw new ProtocolError(`frame ${this.frameCount}: data is not JSON: ${excerpt(frame.data)}`, {
+        reason: 'invalid-json',
         cause,
         position: { event: this.frameCount },
       });
@@ -73,18 +77,20 @@ export class AutoDialectParser implements DialectParser {
         this.waiting.push(frame);
         return;
       }
-      throw new ProtocolError(
-        `frame ${this.frameCount} matches no dialect: ${describePayload(payload)}`,
-        { position: { event: this.frameCount } },
-      );
+      throw new ProtocolError(`frame ${this.frameCount} matches no dialect: ${describePayload(payload)}`, {
+        reason: 'unknown-format',
+        position: { event: this.frameCount },
+      });
     }
     const factory = this.dialects[name];
-    if (factory === undefined) throw new ProtocolError(`frame ${this.frameCount} looks like ${name}, which is not available`);
+    if (factory === undefined) {
+      throw new ProtocolError(`frame ${this.frameCount} looks like ${name}, which is not available`, { reason: 'unknown-format' });
+    }
     this.parser = factory(this.emit, this.options);
     for (const waiting of this.waiting) this.parser.push(waiting);
     this.waiting = [];
     // The deciding frame is already parsed: a dialect that can take the parse is spared a second one.
-    this.parser.adoptParsed?.(frame.data, payload);
+    this.parser.usePreparsed?.(frame.data, payload);
     this.parser.push(frame);
   }
 
@@ -96,9 +102,10 @@ export class AutoDialectParser implements DialectParser {
     if (this.waiting.length > 0) {
       throw new ProtocolError(
         `the stream ended after ${this.frameCount} frame${this.frameCount === 1 ? '' : 's'} that name${this.frameCount === 1 ? 's' : ''} no dialect`,
+        { reason: 'unknown-format' },
       );
     }
-    throw new StreamClosedEarlyError('the stream ended before any frame arrived');
+    throw new StreamClosedEarlyError('the stream ended before any frame arrived', { reason: 'no-end-signal' });
   }
 }
 

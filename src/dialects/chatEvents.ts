@@ -1,9 +1,9 @@
 import { SseFrame } from '../core/SseParser.js';
-import { StreamClosedEarlyError } from '../errors.js';
+import { LlmStreamError } from '../errors.js';
 import { ChatEvent, FinishReason, JsonValue } from '../events.js';
 import { JsonObject, isJsonObject } from '../internal/json.js';
-import { errorFromStreamErrorData } from '../streamErrorData.js';
-import { DialectFactory } from './Dialect.js';
+import { errorFromStreamErrorData } from '../core/streamErrorData.js';
+import { DialectFactory, dialectFactory } from './Dialect.js';
 import { JsonDialectParser, describeValue, isIndex } from './JsonDialectParser.js';
 
 const FINISH_REASONS: ReadonlySet<string> = new Set<FinishReason>(['stop', 'length', 'tool_calls', 'content_filter', 'error', 'other']);
@@ -34,55 +34,58 @@ const FINISH_REASONS: ReadonlySet<string> = new Set<FinishReason>(['stop', 'leng
  * ```
  */
 export class ChatEventsParser extends JsonDialectParser {
-  private done = false;
+  protected readonly endSignal = 'its done event';
+  protected override readonly endedBy = 'the done event';
+  /** The calls seen in each choice, so that `maxToolCalls` holds here too. */
+  private readonly calls = new Map<number, Set<number>>();
 
-  push(frame: SseFrame): void {
-    this.frameCount++;
-    if (this.done) {
-      if (this.strict) throw this.protocolError('a frame arrived after the done event');
-      return;
-    }
-    if (frame.event === 'error') {
-      const error = errorFromStreamErrorData(this.parseJson(frame.data));
-      throw error;
-    }
-    const payload = this.parseObject(frame.data);
+  /** The server's error, as the same class: the frame is the last one. */
+  protected override errorIn(frame: SseFrame, payload: JsonObject): LlmStreamError | undefined {
+    return frame.event === 'error' ? errorFromStreamErrorData(payload) : undefined;
+  }
+
+  protected read(payload: JsonObject, frame: SseFrame): void {
     const type = payload['type'];
     if (typeof type !== 'string') throw this.protocolError(`type is ${describeValue(type)}`);
     if (frame.event !== 'message' && frame.event !== type) {
       throw this.protocolError(`an event named ${JSON.stringify(frame.event)} carries a ${JSON.stringify(type)} event`);
     }
-    const event = this.read(type, payload);
+    const event = this.readEvent(type, payload);
     if (event === undefined) {
-      if (this.strict) throw this.protocolError(`unknown event type ${JSON.stringify(type)}`);
+      if (this.strict) throw this.protocolError(`unknown event type ${JSON.stringify(type)}`, 'strict');
       return; // a type newer than this reader
     }
-    if (event.type === 'done') this.done = true;
+    if (event.type === 'done') {
+      this.endStream();
+      return;
+    }
+    if (event.type === 'tool-call-delta') this.countCall(event.choice, event.index);
     this.emit(event);
   }
 
-  end(): void {
-    if (this.done) return;
-    throw new StreamClosedEarlyError(
-      `the stream ended without its done event after ${this.frameCount} frame${this.frameCount === 1 ? '' : 's'}`,
-      { position: { event: this.frameCount } },
-    );
+  /** Counts a call the first time it is seen, against `maxToolCalls`. */
+  private countCall(choice: number, index: number): void {
+    let seen = this.calls.get(choice);
+    if (seen === undefined) this.calls.set(choice, (seen = new Set()));
+    if (seen.has(index)) return;
+    seen.add(index);
+    this.newCall(choice);
   }
 
   /** The event, checked field by field; undefined for a type this reader does not know. */
-  private read(type: string, payload: JsonObject): ChatEvent | undefined {
+  private readEvent(type: string, payload: JsonObject): ChatEvent | undefined {
     switch (type) {
       case 'start':
-        return { type, id: this.text(payload, 'id'), model: this.textOrNull(payload, 'model') };
+        return { type, id: this.textField(payload, 'id'), model: this.textOrNullField(payload, 'model') };
       case 'progress': {
-        const progress = this.object(payload, 'progress');
+        const progress = this.objectField(payload, 'progress');
         return {
           type,
           progress: {
-            total: this.number(progress, 'progress.total'),
-            cache: this.number(progress, 'progress.cache'),
-            processed: this.number(progress, 'progress.processed'),
-            timeMs: this.number(progress, 'progress.timeMs'),
+            total: this.numberField(progress, 'progress.total'),
+            cache: this.numberField(progress, 'progress.cache'),
+            processed: this.numberField(progress, 'progress.processed'),
+            timeMs: this.numberField(progress, 'progress.timeMs'),
           },
         };
       }
@@ -90,40 +93,40 @@ export class ChatEventsParser extends JsonDialectParser {
         const tokens = payload['reasoningTokens'];
         return {
           type,
-          choice: this.index(payload, 'choice'),
-          text: this.text(payload, 'text'),
-          ...(tokens === undefined ? {} : { reasoningTokens: this.number(payload, 'reasoningTokens') }),
+          choice: this.indexField(payload, 'choice'),
+          text: this.textField(payload, 'text'),
+          ...(tokens === undefined ? {} : { reasoningTokens: this.numberField(payload, 'reasoningTokens') }),
         };
       }
       case 'reasoning-signature':
-        return { type, choice: this.index(payload, 'choice'), signature: this.text(payload, 'signature') };
+        return { type, choice: this.indexField(payload, 'choice'), signature: this.textField(payload, 'signature') };
       case 'content':
       case 'refusal':
-        return { type, choice: this.index(payload, 'choice'), text: this.text(payload, 'text') };
+        return { type, choice: this.indexField(payload, 'choice'), text: this.textField(payload, 'text') };
       case 'tool-call-delta': {
         const id = payload['id'];
         const name = payload['name'];
         return {
           type,
-          choice: this.index(payload, 'choice'),
-          index: this.index(payload, 'index'),
-          ...(id === undefined ? {} : { id: this.text(payload, 'id') }),
-          ...(name === undefined ? {} : { name: this.text(payload, 'name') }),
-          arguments: this.text(payload, 'arguments'),
+          choice: this.indexField(payload, 'choice'),
+          index: this.indexField(payload, 'index'),
+          ...(id === undefined ? {} : { id: this.textField(payload, 'id') }),
+          ...(name === undefined ? {} : { name: this.textField(payload, 'name') }),
+          arguments: this.textField(payload, 'arguments'),
         };
       }
       case 'tool-call-end':
-        return { type, choice: this.index(payload, 'choice'), index: this.index(payload, 'index') };
+        return { type, choice: this.indexField(payload, 'choice'), index: this.indexField(payload, 'index') };
       case 'tool-call': {
-        const call = this.object(payload, 'call');
+        const call = this.objectField(payload, 'call');
         return {
           type,
-          choice: this.index(payload, 'choice'),
+          choice: this.indexField(payload, 'choice'),
           call: {
-            index: this.index(call, 'call.index'),
-            id: this.text(call, 'call.id'),
-            name: this.text(call, 'call.name'),
-            arguments: this.text(call, 'call.arguments'),
+            index: this.indexField(call, 'call.index'),
+            id: this.textField(call, 'call.id'),
+            name: this.textField(call, 'call.name'),
+            arguments: this.textField(call, 'call.arguments'),
             args: (call['args'] ?? {}) as JsonValue,
           },
         };
@@ -131,18 +134,18 @@ export class ChatEventsParser extends JsonDialectParser {
       case 'finish': {
         const reason = payload['reason'];
         if (typeof reason !== 'string' || !FINISH_REASONS.has(reason)) throw this.protocolError(`finish.reason is ${describeValue(reason)}`);
-        return { type, choice: this.index(payload, 'choice'), reason: reason as FinishReason, raw: this.text(payload, 'raw') };
+        return { type, choice: this.indexField(payload, 'choice'), reason: reason as FinishReason, raw: this.textField(payload, 'raw') };
       }
       case 'usage': {
-        const usage = this.object(payload, 'usage');
+        const usage = this.objectField(payload, 'usage');
         const optional = (field: 'cachedPromptTokens' | 'reasoningTokens') =>
-          usage[field] === undefined ? {} : { [field]: this.number(usage, `usage.${field}`) };
+          usage[field] === undefined ? {} : { [field]: this.numberField(usage, `usage.${field}`) };
         return {
           type,
           usage: {
-            promptTokens: this.count(usage, 'usage.promptTokens'),
-            completionTokens: this.count(usage, 'usage.completionTokens'),
-            totalTokens: this.count(usage, 'usage.totalTokens'),
+            promptTokens: this.countField(usage, 'usage.promptTokens'),
+            completionTokens: this.countField(usage, 'usage.completionTokens'),
+            totalTokens: this.countField(usage, 'usage.totalTokens'),
             ...optional('cachedPromptTokens'),
             ...optional('reasoningTokens'),
             ...(usage['estimated'] === true ? { estimated: true as const } : {}),
@@ -150,7 +153,7 @@ export class ChatEventsParser extends JsonDialectParser {
         };
       }
       case 'timings': {
-        const timings = this.object(payload, 'timings');
+        const timings = this.objectField(payload, 'timings');
         for (const [field, value] of Object.entries(timings)) {
           if (typeof value !== 'number') throw this.protocolError(`timings.${field} is ${describeValue(value)}, not a number`);
         }
@@ -167,33 +170,33 @@ export class ChatEventsParser extends JsonDialectParser {
     return payload[path.slice(path.lastIndexOf('.') + 1)];
   }
 
-  private text(payload: JsonObject, path: string): string {
+  private textField(payload: JsonObject, path: string): string {
     const value = this.field(payload, path);
     if (typeof value !== 'string') throw this.protocolError(`${path} is ${describeValue(value)}, not text`);
     return value;
   }
 
-  private textOrNull(payload: JsonObject, path: string): string | null {
-    return this.field(payload, path) === null ? null : this.text(payload, path);
+  private textOrNullField(payload: JsonObject, path: string): string | null {
+    return this.field(payload, path) === null ? null : this.textField(payload, path);
   }
 
-  private number(payload: JsonObject, path: string): number {
+  private numberField(payload: JsonObject, path: string): number {
     const value = this.field(payload, path);
     if (typeof value !== 'number' || !Number.isFinite(value)) throw this.protocolError(`${path} is ${describeValue(value)}, not a number`);
     return value;
   }
 
-  private count(payload: JsonObject, path: string): number | null {
-    return this.field(payload, path) === null ? null : this.number(payload, path);
+  private countField(payload: JsonObject, path: string): number | null {
+    return this.field(payload, path) === null ? null : this.numberField(payload, path);
   }
 
-  private index(payload: JsonObject, path: string): number {
+  private indexField(payload: JsonObject, path: string): number {
     const value = this.field(payload, path);
     if (!isIndex(value)) throw this.protocolError(`${path} is ${describeValue(value)}, not an index`);
     return value;
   }
 
-  private object(payload: JsonObject, path: string): JsonObject {
+  private objectField(payload: JsonObject, path: string): JsonObject {
     const value = this.field(payload, path);
     if (!isJsonObject(value)) throw this.protocolError(`${path} is ${describeValue(value)}, not an object`);
     return value;
@@ -210,4 +213,12 @@ export class ChatEventsParser extends JsonDialectParser {
  * bytes$.pipe(decodeUtf8(), sseFrames(), assembleChunks({ dialect: chatEvents }), finalizeCompletion());
  * ```
  */
-export const chatEvents: DialectFactory = (emit, options) => new ChatEventsParser(emit, options);
+export const chatEvents: DialectFactory = dialectFactory((emit, options) => new ChatEventsParser(emit, options), isFinal);
+
+/** The end of this library's own stream: the `done` event. */
+function isFinal(frame: SseFrame): boolean {
+  return frame.event === 'done' && frame.data === DONE_DATA;
+}
+
+/** The data of the `done` event, as `toMessageEvents` writes it. */
+const DONE_DATA = JSON.stringify({ type: 'done' });

@@ -1,10 +1,8 @@
 import { SseFrame } from '../core/SseParser.js';
-import { StreamClosedEarlyError } from '../errors.js';
-import { normalizeFinishReason } from '../internal/finishReason.js';
 import { JsonObject, excerpt, finiteNumber, isJsonObject, nonEmptyString } from '../internal/json.js';
-import { DialectFactory } from './Dialect.js';
-import { JsonDialectParser, describeValue, isIndex } from './JsonDialectParser.js';
-import { providerErrorFrom } from './providerError.js';
+import { DialectFactory, dialectFactory } from './Dialect.js';
+import { payloadMentioning } from './finalFrames.js';
+import { JsonDialectParser, describeValue } from './JsonDialectParser.js';
 import { buildUsage } from './usage.js';
 
 /**
@@ -46,10 +44,10 @@ import { buildUsage } from './usage.js';
  * ```
  */
 export class GeminiParser extends JsonDialectParser {
+  protected readonly endSignal = 'a finishReason';
+  // The finish chunk ends the reply; a proxy's trailing `[DONE]` or keep-alive must not undo it.
+  protected override readonly endedBy = 'the chunk that finished the stream';
   private responseId: string | undefined = undefined;
-  private done = false;
-  /** Calls made so far, per candidate (their count is the next dense index). */
-  private readonly callCounts = new Map<number, number>();
   /** Candidates seen, and whether each has finished. */
   private readonly finished = new Map<number, boolean>();
   /**
@@ -58,32 +56,18 @@ export class GeminiParser extends JsonDialectParser {
    */
   private unfinished = 0;
 
-  push(frame: SseFrame): void {
-    this.frameCount++;
-    if (this.done) {
-      // The finish chunk ends the reply; a proxy's trailing `[DONE]` or keep-alive must not undo it.
-      if (this.strict) throw this.protocolError('a frame arrived after the chunk that finished the stream');
-      return;
-    }
+  protected override parsePayload(frame: SseFrame): JsonObject {
     const chunk = this.parseJson(frame.data);
-    if (frame.event === 'error' || (isJsonObject(chunk) && chunk['error'] !== undefined && chunk['error'] !== null)) {
-      throw providerErrorFrom(chunk, `frame ${this.frameCount}`, this.frameCount);
-    }
     // Before streaming, Google sends its error body wrapped in an array; a proxy may pass it on.
     if (Array.isArray(chunk) && chunk.length === 1 && isJsonObject(chunk[0]) && isJsonObject(chunk[0]['error'])) {
-      throw providerErrorFrom(chunk[0], `frame ${this.frameCount}`, this.frameCount);
+      throw this.providerError(chunk[0]);
     }
     if (!isJsonObject(chunk)) throw this.protocolError(`expected a JSON object, got ${excerpt(frame.data)}`);
-    this.readChunk(chunk);
+    return chunk;
   }
 
-  end(): void {
-    if (!this.done) {
-      throw new StreamClosedEarlyError(
-        `the stream ended without a finishReason after ${this.frameCount} frame${this.frameCount === 1 ? '' : 's'}`,
-        { position: { event: this.frameCount } },
-      );
-    }
+  protected read(chunk: JsonObject): void {
+    this.readChunk(chunk);
   }
 
   private readChunk(chunk: JsonObject): void {
@@ -117,21 +101,13 @@ export class GeminiParser extends JsonDialectParser {
       throw this.protocolError('usageMetadata is not an object');
     }
 
-    if (this.finished.size > 0 && this.unfinished === 0) {
-      this.done = true;
-      this.emit({ type: 'done' });
-    }
+    if (this.finished.size > 0 && this.unfinished === 0) this.endStream();
   }
 
   private readCandidate(candidate: unknown, position: number): void {
     const where = `candidates[${position}]`;
     if (!isJsonObject(candidate)) throw this.protocolError(`${where} is not an object`);
-    const rawIndex = candidate['index'];
-    let choice = 0;
-    if (isIndex(rawIndex)) choice = rawIndex;
-    else if (rawIndex !== undefined && rawIndex !== null) {
-      throw this.protocolError(`${where}.index is ${describeValue(rawIndex)}, not a candidate index`);
-    }
+    const choice = this.optionalIndex(candidate['index'], `${where}.index`, 'a candidate index') ?? 0;
     this.see(choice);
 
     const content = candidate['content'];
@@ -149,27 +125,19 @@ export class GeminiParser extends JsonDialectParser {
     const raw = candidate['finishReason'];
     if (raw === undefined || raw === null) return;
     if (typeof raw !== 'string' || raw === '') throw this.protocolError(`${where}.finishReason is ${describeValue(raw)}`);
-    this.finish(choice, raw);
+    this.finishCandidate(choice, raw);
   }
 
   private readPart(part: unknown, choice: number, where: string): void {
     if (!isJsonObject(part)) throw this.protocolError(`${where} is not an object`);
-    const text = part['text'];
-    if (typeof text === 'string') {
-      if (text !== '') this.emit({ type: part['thought'] === true ? 'reasoning' : 'content', choice, text });
-    } else if (text !== undefined && text !== null) {
-      throw this.protocolError(`${where}.text is ${describeValue(text)}, not text`);
-    }
+    const text = this.text(part['text'], where, 'text');
+    if (text) this.emit({ type: part['thought'] === true ? 'reasoning' : 'content', choice, text });
 
     const call = part['functionCall'];
     if (call !== undefined && call !== null) this.readFunctionCall(call, choice, `${where}.functionCall`);
 
-    const signature = part['thoughtSignature'];
-    if (typeof signature === 'string') {
-      if (signature !== '') this.emit({ type: 'reasoning-signature', choice, signature });
-    } else if (signature !== undefined && signature !== null) {
-      throw this.protocolError(`${where}.thoughtSignature is ${describeValue(signature)}, not text`);
-    }
+    const signature = this.text(part['thoughtSignature'], where, 'thoughtSignature');
+    if (signature) this.emit({ type: 'reasoning-signature', choice, signature });
   }
 
   private readFunctionCall(call: unknown, choice: number, where: string): void {
@@ -178,13 +146,12 @@ export class GeminiParser extends JsonDialectParser {
       throw this.protocolError(`${where} streams its arguments (partialArgs, willContinue), which is not supported`);
     }
     const name = nonEmptyString(call['name']);
-    if (name === undefined) throw this.protocolError(`${where}.name is ${describeValue(call['name'])}, not a function name`);
+    if (name === undefined) throw this.protocolError(`${where}.name is ${describeValue(call['name'])}, not a function name`, 'invalid-tool-call');
     const args = call['args'];
     if (args !== undefined && args !== null && !isJsonObject(args)) {
       throw this.protocolError(`${where}.args is ${describeValue(args)}, not an object`);
     }
-    const index = this.callCounts.get(choice) ?? 0;
-    this.callCounts.set(choice, index + 1);
+    const index = this.newCall(choice);
     const base = this.responseId ?? 'gemini';
     const id = nonEmptyString(call['id']) ?? (choice === 0 ? `${base}-call-${index}` : `${base}-choice-${choice}-call-${index}`);
     // The call is whole: its arguments are an object, serialized once, and it closes at once.
@@ -201,7 +168,7 @@ export class GeminiParser extends JsonDialectParser {
       throw this.protocolError(`promptFeedback.blockReason is ${describeValue(reason)}`);
     }
     this.see(0);
-    this.finish(0, reason);
+    this.finishCandidate(0, reason);
   }
 
   /** Notes a candidate, unfinished until its finishReason comes. */
@@ -211,15 +178,28 @@ export class GeminiParser extends JsonDialectParser {
     this.unfinished++;
   }
 
-  private finish(choice: number, raw: string): void {
+  private finishCandidate(choice: number, raw: string): void {
     // One finish per candidate: a repeated finishReason in the same chunk changes nothing.
     if (this.finished.get(choice) === true) return;
     this.finished.set(choice, true);
     this.unfinished--;
-    const reason = normalizeFinishReason(raw, (this.callCounts.get(choice) ?? 0) > 0);
-    this.emit({ type: 'finish', choice, reason, raw });
+    this.finish(choice, raw);
   }
+}
 
+/**
+ * The end of a Gemini stream: a chunk in which every candidate has its `finishReason` (or that has
+ * none and a `promptFeedback.blockReason`).
+ */
+function isFinal(frame: SseFrame): boolean {
+  const chunk = payloadMentioning(frame, 'Reason"');
+  if (chunk === undefined) return false;
+  const candidates = chunk['candidates'];
+  if (Array.isArray(candidates) && candidates.length > 0) {
+    return candidates.every((candidate) => isJsonObject(candidate) && typeof candidate['finishReason'] === 'string');
+  }
+  const feedback = chunk['promptFeedback'];
+  return isJsonObject(feedback) && typeof feedback['blockReason'] === 'string';
 }
 
 /**
@@ -232,4 +212,4 @@ export class GeminiParser extends JsonDialectParser {
  * bytes$.pipe(decodeUtf8(), sseFrames(), assembleChunks({ dialect: gemini }), finalizeCompletion());
  * ```
  */
-export const gemini: DialectFactory = (emit, options) => new GeminiParser(emit, options);
+export const gemini: DialectFactory = dialectFactory((emit, options) => new GeminiParser(emit, options), isFinal);

@@ -1,10 +1,8 @@
 import { SseFrame } from '../core/SseParser.js';
-import { StreamClosedEarlyError } from '../errors.js';
-import { normalizeFinishReason } from '../internal/finishReason.js';
-import { JsonObject, finiteNumber, isJsonObject, nonEmptyString } from '../internal/json.js';
-import { DialectFactory } from './Dialect.js';
+import { JsonObject, nonEmptyString } from '../internal/json.js';
+import { DialectFactory, dialectFactory } from './Dialect.js';
+import { payloadMentioning } from './finalFrames.js';
 import { JsonDialectParser, describeValue } from './JsonDialectParser.js';
-import { providerErrorFrom } from './providerError.js';
 import { readTimings, readPromptProgress } from './usage.js';
 
 /** The `stop_type` values that older llama.cpp builds sent as three booleans instead. */
@@ -45,46 +43,23 @@ const LEGACY_STOP_FLAGS: readonly (readonly [field: string, stopType: string])[]
  * ```
  */
 export class LlamaCppCompletionParser extends JsonDialectParser {
+  protected readonly endSignal = 'a chunk with stop: true';
+  protected override readonly endedBy = 'the chunk with stop: true';
+  // llama.cpp sends [DONE] only on its OpenAI-compatible endpoints; a proxy may add one here.
+  protected override readonly doneFrame = 'foreign';
+  protected override readonly formatName = '/completion';
   private started = false;
-  private done = false;
   /** The `index` of the first chunk that had one: every chunk must be of that one prompt. */
   private promptIndex: number | undefined = undefined;
 
-  push(frame: SseFrame): void {
-    this.frameCount++;
-    if (this.done) {
-      if (this.strict) throw this.protocolError('a frame arrived after the chunk with stop: true');
-      return;
-    }
-    if (frame.data === '[DONE]') {
-      // llama.cpp sends [DONE] only on its OpenAI-compatible endpoints; a proxy may add one here.
-      if (this.strict) throw this.protocolError('[DONE] is not part of the /completion stream');
-      return;
-    }
-    const chunk = this.parseObject(frame.data);
-    if (frame.event === 'error' || (chunk['error'] !== undefined && chunk['error'] !== null)) {
-      throw providerErrorFrom(chunk, `frame ${this.frameCount}`, this.frameCount);
-    }
-    this.identify(chunk);
-    this.readChunk(chunk);
-  }
-
-  /** The format names no id: the stream identifies itself by its model, whenever that first appears. */
-  private identify(chunk: JsonObject): void {
+  protected read(chunk: JsonObject): void {
+    // The format names no id: the stream identifies itself by its model, whenever that first appears.
     const model = nonEmptyString(chunk['model']);
     if (!this.started && model !== undefined) {
       this.started = true;
       this.emit({ type: 'start', id: '', model });
     }
-  }
-
-  end(): void {
-    if (!this.done) {
-      throw new StreamClosedEarlyError(
-        `the stream ended without a chunk with stop: true after ${this.frameCount} frame${this.frameCount === 1 ? '' : 's'}`,
-        { position: { event: this.frameCount } },
-      );
-    }
+    this.readChunk(chunk);
   }
 
   private readChunk(chunk: JsonObject): void {
@@ -92,7 +67,7 @@ export class LlamaCppCompletionParser extends JsonDialectParser {
     const stop = chunk['stop'];
     if (stop !== undefined && stop !== null && typeof stop !== 'boolean') throw this.protocolError(`stop is ${describeValue(stop)}`);
 
-    const progress = this.readObject(chunk, 'prompt_progress');
+    const progress = this.object(chunk['prompt_progress'], 'prompt_progress');
     if (progress !== undefined) {
       this.emit({
         type: 'progress',
@@ -100,20 +75,13 @@ export class LlamaCppCompletionParser extends JsonDialectParser {
       });
     }
 
-    const content = chunk['content'];
-    if (typeof content === 'string') {
-      if (content !== '') this.emit({ type: 'content', choice: 0, text: content });
-    } else if (content !== undefined && content !== null) {
-      throw this.protocolError(`content is ${describeValue(content)}, not text`);
-    }
+    const content = this.text(chunk['content'], 'content');
+    if (content) this.emit({ type: 'content', choice: 0, text: content });
 
-    if (stop === true) {
-      const raw = this.stopType(chunk);
-      this.emit({ type: 'finish', choice: 0, reason: normalizeFinishReason(raw, false), raw });
-    }
+    if (stop === true) this.finish(0, this.stopType(chunk));
 
-    const prompt = this.readCount(chunk, 'tokens_evaluated');
-    const predicted = this.readCount(chunk, 'tokens_predicted');
+    const prompt = this.count(chunk['tokens_evaluated'], 'tokens_evaluated');
+    const predicted = this.count(chunk['tokens_predicted'], 'tokens_predicted');
     if (prompt !== undefined || predicted !== undefined) {
       this.emit({
         type: 'usage',
@@ -125,13 +93,10 @@ export class LlamaCppCompletionParser extends JsonDialectParser {
       });
     }
 
-    const timings = this.readObject(chunk, 'timings');
+    const timings = this.object(chunk['timings'], 'timings');
     if (timings !== undefined) this.emit({ type: 'timings', timings: readTimings(timings) });
 
-    if (stop === true) {
-      this.done = true;
-      this.emit({ type: 'done' });
-    }
+    if (stop === true) this.endStream();
   }
 
   /** The raw finish value of the last chunk: its `stop_type`, else the legacy flag that is set. */
@@ -143,33 +108,20 @@ export class LlamaCppCompletionParser extends JsonDialectParser {
     return 'none';
   }
 
-  private checkIndex(index: unknown): void {
-    if (index === undefined || index === null) return;
-    if (typeof index !== 'number' || !Number.isSafeInteger(index) || index < 0) {
-      throw this.protocolError(`index is ${describeValue(index)}, not a prompt index`);
-    }
+  private checkIndex(value: unknown): void {
+    const index = this.optionalIndex(value, 'index', 'a prompt index');
+    if (index === undefined) return;
     if (this.promptIndex === undefined) this.promptIndex = index;
     else if (index !== this.promptIndex) {
       // Several prompts in one request interleave their results; one stream per prompt is supported.
       throw this.protocolError(`index ${index} after index ${this.promptIndex}: results of several prompts are not supported`);
     }
   }
+}
 
-  private readObject(chunk: JsonObject, field: string): JsonObject | undefined {
-    const value = chunk[field];
-    if (value === undefined || value === null) return undefined;
-    if (!isJsonObject(value)) throw this.protocolError(`${field} is ${describeValue(value)}, not an object`);
-    return value;
-  }
-
-  private readCount(chunk: JsonObject, field: string): number | undefined {
-    const value = chunk[field];
-    if (value === undefined || value === null) return undefined;
-    const count = finiteNumber(value);
-    if (count === undefined) throw this.protocolError(`${field} is ${describeValue(value)}, not a count`);
-    return count;
-  }
-
+/** The end of a `/completion` stream: the chunk with `"stop": true`. */
+function isFinal(frame: SseFrame): boolean {
+  return payloadMentioning(frame, '"stop"')?.['stop'] === true;
 }
 
 /**
@@ -182,4 +134,4 @@ export class LlamaCppCompletionParser extends JsonDialectParser {
  * bytes$.pipe(decodeUtf8(), sseFrames(), assembleChunks({ dialect: llamacppCompletion }), finalizeCompletion());
  * ```
  */
-export const llamacppCompletion: DialectFactory = (emit, options) => new LlamaCppCompletionParser(emit, options);
+export const llamacppCompletion: DialectFactory = dialectFactory((emit, options) => new LlamaCppCompletionParser(emit, options), isFinal);

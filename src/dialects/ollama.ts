@@ -1,10 +1,8 @@
 import { SseFrame } from '../core/SseParser.js';
-import { StreamClosedEarlyError } from '../errors.js';
-import { normalizeFinishReason } from '../internal/finishReason.js';
 import { JsonObject, finiteNumber, isJsonObject, nonEmptyString } from '../internal/json.js';
-import { DialectFactory } from './Dialect.js';
+import { DialectFactory, dialectFactory } from './Dialect.js';
+import { payloadMentioning } from './finalFrames.js';
 import { JsonDialectParser, describeValue } from './JsonDialectParser.js';
-import { providerErrorFrom } from './providerError.js';
 import { buildUsage } from './usage.js';
 
 /**
@@ -40,30 +38,13 @@ import { buildUsage } from './usage.js';
  * ```
  */
 export class OllamaParser extends JsonDialectParser {
+  protected readonly endSignal = 'a "done": true line';
+  protected override readonly endedBy = 'the "done": true line';
+  protected override readonly unit = 'line';
   private started = false;
-  private callCount = 0;
-  private done = false;
 
-  push(frame: SseFrame): void {
-    this.frameCount++;
-    if (this.done) {
-      if (this.strict) throw this.protocolError('a line arrived after the "done": true line');
-      return;
-    }
-    const line = this.parseObject(frame.data, 'line');
-    if (line['error'] !== undefined && line['error'] !== null) {
-      throw providerErrorFrom(line, `frame ${this.frameCount}`, this.frameCount);
-    }
+  protected read(line: JsonObject): void {
     this.readLine(line);
-  }
-
-  end(): void {
-    if (!this.done) {
-      throw new StreamClosedEarlyError(
-        `the stream ended without a "done": true line after ${this.frameCount} line${this.frameCount === 1 ? '' : 's'}`,
-        { position: { event: this.frameCount } },
-      );
-    }
   }
 
   private readLine(line: JsonObject): void {
@@ -91,18 +72,15 @@ export class OllamaParser extends JsonDialectParser {
     this.readText(line['response'], 'response', 'content');
 
     const done = line['done'];
-    if (done === true) this.finish(line);
+    if (done === true) this.readDoneLine(line);
     else if (done !== false && done !== undefined && done !== null) {
       throw this.protocolError(`done is ${describeValue(done)}, not a boolean`);
     }
   }
 
   private readText(value: unknown, where: string, type: 'reasoning' | 'content'): void {
-    if (typeof value === 'string') {
-      if (value !== '') this.emit({ type, choice: 0, text: value });
-    } else if (value !== undefined && value !== null) {
-      throw this.protocolError(`${where} is ${describeValue(value)}, not text`);
-    }
+    const text = this.text(value, where);
+    if (text) this.emit({ type, choice: 0, text });
   }
 
   private readToolCall(entry: unknown, where: string): void {
@@ -110,7 +88,7 @@ export class OllamaParser extends JsonDialectParser {
     const fn = entry['function'];
     if (!isJsonObject(fn)) throw this.protocolError(`${where}.function is ${describeValue(fn)}, not an object`);
     const name = nonEmptyString(fn['name']);
-    if (name === undefined) throw this.protocolError(`${where}.function.name is ${describeValue(fn['name'])}, not a function name`);
+    if (name === undefined) throw this.protocolError(`${where}.function.name is ${describeValue(fn['name'])}, not a function name`, 'invalid-tool-call');
     const raw = fn['arguments'];
     let args: string;
     // Ollama sends the arguments as an object: serialize it once, never concatenate.
@@ -119,30 +97,33 @@ export class OllamaParser extends JsonDialectParser {
     // An OpenAI-style string is the same arguments as text; only `strict` refuses it.
     else if (typeof raw === 'string' && !this.strict) args = raw;
     else throw this.protocolError(`${where}.function.arguments is ${describeValue(raw)}, not an object`);
-    const index = this.callCount++;
+    const index = this.newCall(0);
     const id = nonEmptyString(entry['id']) ?? `ollama-call-${index}`;
     this.emit({ type: 'tool-call-delta', choice: 0, index, id, name, arguments: args });
     this.emit({ type: 'tool-call-end', choice: 0, index });
   }
 
-  private finish(line: JsonObject): void {
+  /** The last line: its `done_reason`, its counts, the end. */
+  private readDoneLine(line: JsonObject): void {
     const rawReason = line['done_reason'];
     let raw: string;
     if (rawReason === undefined || rawReason === null) raw = 'stop';
     else if (typeof rawReason === 'string' && rawReason !== '') raw = rawReason;
     else throw this.protocolError(`done_reason is ${describeValue(rawReason)}`);
-    this.emit({ type: 'finish', choice: 0, reason: normalizeFinishReason(raw, this.callCount > 0), raw });
+    this.finish(0, raw);
 
     const prompt = finiteNumber(line['prompt_eval_count']);
     const completion = finiteNumber(line['eval_count']);
     const total = prompt !== undefined && completion !== undefined ? prompt + completion : undefined;
     const usage = buildUsage(prompt, completion, total);
     if (usage !== undefined) this.emit({ type: 'usage', usage });
-
-    this.done = true;
-    this.emit({ type: 'done' });
+    this.endStream();
   }
+}
 
+/** The end of an Ollama stream: the line with `"done": true`. */
+function isFinal(frame: SseFrame): boolean {
+  return payloadMentioning(frame, '"done"')?.['done'] === true;
 }
 
 /**
@@ -156,4 +137,4 @@ export class OllamaParser extends JsonDialectParser {
  * bytes$.pipe(decodeUtf8(), ndjsonFrames(), assembleChunks({ dialect: ollama }), finalizeCompletion());
  * ```
  */
-export const ollama: DialectFactory = (emit, options) => new OllamaParser(emit, options);
+export const ollama: DialectFactory = dialectFactory((emit, options) => new OllamaParser(emit, options), isFinal);

@@ -1,18 +1,10 @@
 import { SseFrame } from '../core/SseParser.js';
-import { StreamClosedEarlyError } from '../errors.js';
-import { ChatEvent, Usage } from '../events.js';
-import { normalizeFinishReason } from '../internal/finishReason.js';
+import { LlmStreamError } from '../errors.js';
+import { Usage } from '../events.js';
 import { JsonObject, excerpt, isJsonObject, nonEmptyString } from '../internal/json.js';
-import { DialectFactory, DialectOptions } from './Dialect.js';
-import { JsonDialectParser, describeValue, isIndex } from './JsonDialectParser.js';
-import { providerErrorFrom } from './providerError.js';
+import { DialectFactory, dialectFactory } from './Dialect.js';
+import { JsonDialectParser, describeValue, hasError } from './JsonDialectParser.js';
 import { mergeUsage, readOpenAiUsage, readTimings, readPromptProgress } from './usage.js';
-
-/** Options of the `openai-chat` dialect. */
-export interface OpenAiChatOptions extends DialectOptions {
-  /** The most tool calls one choice may make; more is a `ProtocolError`. Default 1024. */
-  readonly maxToolCalls?: number;
-}
 
 const STRICT_FINISH_REASONS = new Set(['stop', 'tool_calls', 'length']);
 
@@ -20,7 +12,6 @@ const STRICT_FINISH_REASONS = new Set(['stop', 'tool_calls', 'length']);
 class ToolCallIndex {
   readonly byProviderIndex = new Map<number, number>();
   readonly byId = new Map<string, number>();
-  count = 0;
   last = -1;
   highestProviderIndex = -1;
 }
@@ -48,44 +39,23 @@ class ToolCallIndex {
  * ```
  */
 export class OpenAiChatParser extends JsonDialectParser {
-  private readonly maxToolCalls: number;
+  protected readonly endSignal = '[DONE]';
+  protected override readonly doneFrame = 'end';
+  // Like the official SDK, stop reading at [DONE]: nothing after it belongs to this reply.
+  protected override readonly afterEnd = 'ignore';
   private started = false;
-  private done = false;
   private latestPredicted: number | undefined = undefined;
   private readonly toolCalls = new Map<number, ToolCallIndex>();
 
-  constructor(emit: (event: ChatEvent) => void, options: OpenAiChatOptions = {}) {
-    super(emit, options);
-    this.maxToolCalls = options.maxToolCalls ?? 1024;
+  protected override errorIn(frame: SseFrame, chunk: JsonObject): LlmStreamError | undefined {
+    return frame.event === 'error' || hasError(chunk) || chunk['object'] === 'error' ? this.providerError(chunk) : undefined;
   }
 
-  push(frame: SseFrame): void {
-    this.frameCount++;
-    // Like the official SDK, stop reading at [DONE]: nothing after it belongs to this reply.
-    if (this.done) return;
-    if (frame.data === '[DONE]') {
-      this.done = true;
-      this.emit({ type: 'done' });
-      return;
-    }
-    const chunk = this.parseObject(frame.data);
-    if (frame.event === 'error' || (chunk['error'] !== undefined && chunk['error'] !== null) || chunk['object'] === 'error') {
-      throw providerErrorFrom(chunk, `frame ${this.frameCount}`, this.frameCount);
-    }
-    this.readChunk(chunk);
-  }
-
-  end(): void {
-    if (!this.done) {
-      throw new StreamClosedEarlyError(
-        `the stream ended without [DONE] after ${this.frameCount} frame${this.frameCount === 1 ? '' : 's'}`,
-        { position: { event: this.frameCount } },
-      );
-    }
+  protected override checkEnded(): void {
     if (!this.started) throw this.protocolError('no chunk carried an id');
   }
 
-  private readChunk(chunk: JsonObject): void {
+  protected read(chunk: JsonObject): void {
     if (!this.started) {
       // Every chunk repeats the id; it is read only until the first one names it.
       const id = nonEmptyString(chunk['id']);
@@ -129,10 +99,7 @@ export class OpenAiChatParser extends JsonDialectParser {
   private readChoice(choice: unknown, position: number): void {
     if (!isJsonObject(choice)) throw this.protocolError(`choices[${position}] is not an object`);
     const rawIndex = choice['index'];
-    let index: number;
-    if (rawIndex === undefined && !this.strict) index = 0;
-    else if (isIndex(rawIndex)) index = rawIndex;
-    else throw this.protocolError(`choices[${position}].index is ${describeValue(rawIndex)}, not a choice index`);
+    const index = rawIndex === undefined && !this.strict ? 0 : this.index(rawIndex, `choices[${position}].index`, 'a choice index');
 
     const delta = choice['delta'];
     if (isJsonObject(delta)) this.readDelta(delta, index, position);
@@ -144,16 +111,15 @@ export class OpenAiChatParser extends JsonDialectParser {
       throw this.protocolError(`choices[${position}].finish_reason is ${describeValue(rawFinish)}`);
     }
     if (this.strict && !STRICT_FINISH_REASONS.has(rawFinish)) {
-      throw this.protocolError(`unknown finish_reason ${excerpt(rawFinish)}`);
+      throw this.protocolError(`unknown finish_reason ${excerpt(rawFinish)}`, 'strict');
     }
-    const calls = this.toolCalls.get(index);
-    const reason = normalizeFinishReason(rawFinish, calls !== undefined && calls.count > 0);
-    this.emit({ type: 'finish', choice: index, reason, raw: rawFinish });
+    this.finish(index, rawFinish);
   }
 
   private readDelta(delta: JsonObject, choice: number, position: number): void {
-    let reasoning = this.deltaText(delta['reasoning_content'], 'reasoning_content', position);
-    if (reasoning === undefined) reasoning = this.deltaText(delta['reasoning'], 'reasoning', position);
+    const where = deltaPath(position);
+    let reasoning = this.text(delta['reasoning_content'], where, 'reasoning_content');
+    if (reasoning === undefined) reasoning = this.text(delta['reasoning'], where, 'reasoning');
     let content: string | undefined;
     const rawContent = delta['content'];
     if (Array.isArray(rawContent)) {
@@ -162,9 +128,9 @@ export class OpenAiChatParser extends JsonDialectParser {
       content = parts.content;
       if (parts.reasoning !== undefined) reasoning = (reasoning ?? '') + parts.reasoning;
     } else {
-      content = this.deltaText(rawContent, 'content', position);
+      content = this.text(rawContent, where, 'content');
     }
-    const refusal = this.deltaText(delta['refusal'], 'refusal', position);
+    const refusal = this.text(delta['refusal'], where, 'refusal');
     if (reasoning) {
       this.emit(
         this.latestPredicted === undefined
@@ -183,26 +149,14 @@ export class OpenAiChatParser extends JsonDialectParser {
     }
   }
 
-  /**
-   * A text field of a delta. The field's path is spelled out only for an error: building it for
-   * every field of every chunk would cost more than reading the field.
-   */
-  private deltaText(value: unknown, field: string, position: number): string | undefined {
-    if (typeof value === 'string') return value;
-    if (value === undefined || value === null) return undefined;
-    throw this.protocolError(`choices[${position}].delta.${field} is ${describeValue(value)}, not text`);
-  }
-
   private readToolCall(entry: unknown, choice: number, position: number, k: number): void {
     if (!isJsonObject(entry)) throw this.protocolError(`${toolCallPath(position, k)} is not an object`);
     const rawIndex = entry['index'];
     let providerIndex: number | undefined;
     if (rawIndex === undefined || rawIndex === null) {
-      if (this.strict) throw this.protocolError(`${toolCallPath(position, k)} has no index`);
-    } else if (isIndex(rawIndex)) {
-      providerIndex = rawIndex;
+      if (this.strict) throw this.protocolError(`${toolCallPath(position, k)} has no index`, 'strict');
     } else {
-      throw this.protocolError(`${toolCallPath(position, k)}.index is ${describeValue(rawIndex)}, not a tool-call index`);
+      providerIndex = this.index(rawIndex, `${toolCallPath(position, k)}.index`, 'a tool-call index');
     }
     const fn = entry['function'];
     if (fn !== undefined && fn !== null && !isJsonObject(fn)) throw this.protocolError(`${toolCallPath(position, k)}.function is not an object`);
@@ -249,7 +203,7 @@ export class OpenAiChatParser extends JsonDialectParser {
     if (id !== undefined) index = calls.byId.get(id);
     else if (providerIndex !== undefined) index = calls.byProviderIndex.get(providerIndex);
     else if (name === undefined) {
-      if (calls.last < 0) throw this.protocolError(`${toolCallPath(position, k)} belongs to no call: it has no index, id or name`);
+      if (calls.last < 0) throw this.protocolError(`${toolCallPath(position, k)} belongs to no call: it has no index, id or name`, 'invalid-tool-call');
       index = calls.last;
     }
     if (index === undefined) {
@@ -257,13 +211,10 @@ export class OpenAiChatParser extends JsonDialectParser {
         const expected = calls.highestProviderIndex + 1;
         const firstMayBeSparse = !this.strict && calls.highestProviderIndex < 0;
         if (providerIndex > expected && !firstMayBeSparse) {
-          throw this.protocolError(`${toolCallPath(position, k)}.index ${providerIndex} skips ahead: the next call would be ${expected}`);
+          throw this.protocolError(`${toolCallPath(position, k)}.index ${providerIndex} skips ahead: the next call would be ${expected}`, 'invalid-tool-call');
         }
       }
-      if (calls.count >= this.maxToolCalls) {
-        throw this.protocolError(`choice ${choice} makes more than ${this.maxToolCalls} tool calls`);
-      }
-      index = calls.count++;
+      index = this.newCall(choice);
     }
     if (providerIndex !== undefined && calls.byProviderIndex.get(providerIndex) !== index) {
       calls.byProviderIndex.set(providerIndex, index);
@@ -291,9 +242,20 @@ function readContentParts(parts: readonly unknown[]): { content?: string; reason
 }
 
 /** The `openai-chat` dialect's factory, for `assembleChunks({ dialect: openaiChat })` and composition. */
-export const openaiChat: DialectFactory = (emit, options) => new OpenAiChatParser(emit, options);
+export const openaiChat: DialectFactory = dialectFactory((emit, options) => new OpenAiChatParser(emit, options), isFinal);
 
 /** Where a tool-call fragment sits in its chunk, for error messages. */
 function toolCallPath(position: number, k: number): string {
   return `choices[${position}].delta.tool_calls[${k}]`;
+}
+
+/** `choices[0].delta`, made once per position: field paths are joined only for an error message. */
+const DELTA_PATHS: string[] = [];
+function deltaPath(position: number): string {
+  return (DELTA_PATHS[position] ??= `choices[${position}].delta`);
+}
+
+/** The end of an OpenAI Chat stream: `data: [DONE]`. */
+function isFinal(frame: SseFrame): boolean {
+  return frame.data === '[DONE]';
 }

@@ -1,12 +1,14 @@
 import { SseFrame } from '../core/SseParser.js';
-import { StreamClosedEarlyError } from '../errors.js';
+import { LlmStreamError } from '../errors.js';
 import { Usage } from '../events.js';
-import { normalizeFinishReason } from '../internal/finishReason.js';
 import { JsonObject, excerpt, isJsonObject, nonEmptyString } from '../internal/json.js';
-import { DialectFactory } from './Dialect.js';
-import { JsonDialectParser, describeValue, isIndex } from './JsonDialectParser.js';
-import { providerErrorFrom } from './providerError.js';
+import { DialectFactory, dialectFactory } from './Dialect.js';
+import { finalByType } from './finalFrames.js';
+import { JsonDialectParser, describeValue, hasError, isIndex } from './JsonDialectParser.js';
 import { readResponsesUsage } from './usage.js';
+
+/** The events that end a Responses stream. */
+const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['response.completed', 'response.incomplete', 'response.failed']);
 
 /** The output item types that are tool calls the client runs (built-in tool calls run on the server). */
 const CALL_ITEM_TYPES = new Set(['function_call', 'custom_tool_call']);
@@ -63,28 +65,33 @@ class CallState {
  * ```
  */
 export class OpenAiResponsesParser extends JsonDialectParser {
+  protected readonly endSignal = 'response.completed, response.incomplete or response.failed';
+  // The terminal event is the last word on this reply: the connection should close after it.
+  protected override readonly afterEnd = 'ignore';
   private started = false;
-  private done = false;
   private lastSequence: number | undefined = undefined;
   private readonly callsByItemId = new Map<string, CallState>();
   private readonly callsByOutputIndex = new Map<number, CallState>();
-  private callCount = 0;
   /** Which reasoning part the latest reasoning text belonged to (to separate parts). */
   private reasoningPart: string | undefined = undefined;
 
-  push(frame: SseFrame): void {
-    this.frameCount++;
-    // The terminal event is the last word on this reply: the connection should close after it.
-    if (this.done) return;
-    const payload = this.parseObject(frame.data);
+  /**
+   * Both error shapes, the SDK's flat `{type:"error", code, message}` and the nested `{type:"error",
+   * error:{...}}` seen in recordings, and a gateway's bare `{"error": ...}` (a typed event's own
+   * `error` field, as in `response.failed`, is read with its event).
+   */
+  protected override errorIn(frame: SseFrame, payload: JsonObject): LlmStreamError | undefined {
+    const type = payload['type'];
+    return frame.event === 'error' || type === 'error' || (type === undefined && hasError(payload)) ? this.providerError(payload) : undefined;
+  }
+
+  protected override checkEnded(): void {
+    if (!this.started) throw this.protocolError('no event carried a response id');
+  }
+
+  protected read(payload: JsonObject, frame: SseFrame): void {
     const rawType = payload['type'];
     if (rawType !== undefined && typeof rawType !== 'string') throw this.protocolError(`type is ${describeValue(rawType)}`);
-    const hasError = payload['error'] !== undefined && payload['error'] !== null;
-    // Both shapes: the SDK's flat {type:"error", code, message} and the nested {type:"error", error:{...}}
-    // seen in recordings; a gateway's bare {"error": ...} as well.
-    if (frame.event === 'error' || rawType === 'error' || (rawType === undefined && hasError)) {
-      throw providerErrorFrom(payload, `frame ${this.frameCount}`, this.frameCount);
-    }
     if (this.strict) this.checkStrict(rawType, payload['sequence_number']);
     // Servers that omit the type still name the event; a proxy that drops event: lines keeps the type.
     const type = rawType ?? (frame.event === 'message' ? undefined : frame.event);
@@ -129,14 +136,14 @@ export class OpenAiResponsesParser extends JsonDialectParser {
         this.readReasoning(payload, 'text', payload['content_index']);
         return;
       case 'response.completed':
-        this.finish('completed', response);
+        this.terminate('completed', response);
         return;
       case 'response.incomplete':
-        this.finish(this.incompleteReason(response), response);
+        this.terminate(this.incompleteReason(response), response);
         return;
       case 'response.failed':
         // `response.error` holds {code, message}; without a response, the payload is all there is.
-        throw providerErrorFrom(isJsonObject(response) ? response : payload, `frame ${this.frameCount}`, this.frameCount);
+        throw this.providerError(isJsonObject(response) ? response : payload);
       default:
         // keepalive, response.in_progress / queued, content_part.*, the *.done text events (their full
         // text repeats the deltas), annotations, built-in tool progress, and types yet to come.
@@ -144,21 +151,11 @@ export class OpenAiResponsesParser extends JsonDialectParser {
     }
   }
 
-  end(): void {
-    if (!this.done) {
-      throw new StreamClosedEarlyError(
-        `the stream ended without response.completed, response.incomplete or response.failed after ${this.frameCount} frame${this.frameCount === 1 ? '' : 's'}`,
-        { position: { event: this.frameCount } },
-      );
-    }
-    if (!this.started) throw this.protocolError('no event carried a response id');
-  }
-
   private checkStrict(type: string | undefined, sequence: unknown): void {
-    if (type === undefined) throw this.protocolError('the event has no type');
-    if (!isIndex(sequence)) throw this.protocolError(`sequence_number is ${describeValue(sequence)}`);
+    if (type === undefined) throw this.protocolError('the event has no type', 'strict');
+    if (!isIndex(sequence)) throw this.protocolError(`sequence_number is ${describeValue(sequence)}`, 'strict');
     const expected = this.lastSequence === undefined ? 0 : this.lastSequence + 1;
-    if (sequence !== expected) throw this.protocolError(`sequence_number is ${sequence}, expected ${expected}`);
+    if (sequence !== expected) throw this.protocolError(`sequence_number is ${sequence}, expected ${expected}`, 'strict');
     this.lastSequence = sequence;
   }
 
@@ -183,12 +180,12 @@ export class OpenAiResponsesParser extends JsonDialectParser {
     const itemId = this.optionalString(item['id'], 'item.id');
     const outputIndex = this.optionalIndex(payload['output_index'], 'output_index');
     if (itemId === undefined && outputIndex === undefined) {
-      throw this.protocolError(`a ${kind} item has neither an id nor an output_index to match its fragments by`);
+      throw this.protocolError(`a ${kind} item has neither an id nor an output_index to match its fragments by`, 'invalid-tool-call');
     }
     if (itemId !== undefined && this.callsByItemId.has(itemId)) {
-      throw this.protocolError(`item ${excerpt(itemId)} was added twice`);
+      throw this.protocolError(`item ${excerpt(itemId)} was added twice`, 'invalid-tool-call');
     }
-    const call = new CallState(this.callCount++, itemId);
+    const call = new CallState(this.newCall(0), itemId);
     if (itemId !== undefined) this.callsByItemId.set(itemId, call);
     if (outputIndex !== undefined) this.callsByOutputIndex.set(outputIndex, call);
 
@@ -256,12 +253,12 @@ export class OpenAiResponsesParser extends JsonDialectParser {
     const itemId = this.optionalString(payload['item_id'], 'item_id');
     const outputIndex = this.optionalIndex(payload['output_index'], 'output_index');
     if (itemId === undefined && outputIndex === undefined) {
-      throw this.protocolError(`${type} has neither an item_id nor an output_index`);
+      throw this.protocolError(`${type} has neither an item_id nor an output_index`, 'invalid-tool-call');
     }
     const call = this.lookupCall(itemId, outputIndex);
     const which = itemId !== undefined ? `item ${excerpt(itemId)}` : `output_index ${outputIndex}`;
-    if (call === undefined) throw this.protocolError(`${type} for ${which}, which is no open tool call`);
-    if (call.closed) throw this.protocolError(`${type} for ${which} after its response.output_item.done`);
+    if (call === undefined) throw this.protocolError(`${type} for ${which}, which is no open tool call`, 'invalid-tool-call');
+    if (call.closed) throw this.protocolError(`${type} for ${which} after its response.output_item.done`, 'invalid-tool-call');
     return call;
   }
 
@@ -317,28 +314,15 @@ export class OpenAiResponsesParser extends JsonDialectParser {
     return this.optionalString(details['reason'], 'response.incomplete_details.reason') ?? 'incomplete';
   }
 
-  private finish(raw: string, response: JsonObject | null | undefined): void {
+  /** The terminal event: the finish, the response's usage, the end. */
+  private terminate(raw: string, response: JsonObject | null | undefined): void {
     const rawUsage = response?.['usage'];
     let usage: Usage | undefined;
     if (isJsonObject(rawUsage)) usage = readResponsesUsage(rawUsage);
     else if (rawUsage !== undefined && rawUsage !== null) throw this.protocolError('response.usage is not an object');
-    this.done = true;
-    this.emit({ type: 'finish', choice: 0, reason: normalizeFinishReason(raw, this.callCount > 0), raw });
+    this.finish(0, raw);
     if (usage !== undefined) this.emit({ type: 'usage', usage });
-    this.emit({ type: 'done' });
-  }
-
-  /** A string field: `undefined` when absent, null or empty; a `ProtocolError` when of another type. */
-  private optionalString(value: unknown, where: string): string | undefined {
-    if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'string') throw this.protocolError(`${where} is ${describeValue(value)}, not a string`);
-    return nonEmptyString(value);
-  }
-
-  private optionalIndex(value: unknown, where: string): number | undefined {
-    if (value === undefined || value === null) return undefined;
-    if (!isIndex(value)) throw this.protocolError(`${where} is ${describeValue(value)}, not an index`);
-    return value;
+    this.endStream();
   }
 
   /** Argument text as sent; an object is serialized, never concatenated. */
@@ -360,4 +344,4 @@ export class OpenAiResponsesParser extends JsonDialectParser {
  * frames$.pipe(assembleChunks({ dialect: openaiResponses }));
  * ```
  */
-export const openaiResponses: DialectFactory = (emit, options) => new OpenAiResponsesParser(emit, options);
+export const openaiResponses: DialectFactory = dialectFactory((emit, options) => new OpenAiResponsesParser(emit, options), finalByType(TERMINAL_EVENTS));

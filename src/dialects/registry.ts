@@ -34,7 +34,7 @@ export const DIALECTS: Readonly<Record<Exclude<DialectName, 'auto'>, DialectFact
 };
 
 /**
- * The `auto` dialect's factory: the format is decided from the first frame that names it (the
- * dialect notes' sniffing rules), then fixed for the rest of the stream.
+ * The `auto` dialect's factory: the format is decided from the first frame that names it (see
+ * `detectDialect`), then fixed for the rest of the stream.
  */
 export const autoDialect: DialectFactory = (emit, options) => new AutoDialectParser(DIALECTS, emit, options);

@@ -1,10 +1,8 @@
 import { SseFrame } from '../core/SseParser.js';
-import { StreamClosedEarlyError } from '../errors.js';
-import { normalizeFinishReason } from '../internal/finishReason.js';
+import { LlmStreamError, StreamClosedEarlyError } from '../errors.js';
 import { JsonObject, isJsonObject, nonEmptyString } from '../internal/json.js';
-import { DialectFactory } from './Dialect.js';
-import { JsonDialectParser, describeValue } from './JsonDialectParser.js';
-import { providerErrorFrom } from './providerError.js';
+import { DialectFactory, dialectFactory } from './Dialect.js';
+import { JsonDialectParser, describeValue, hasError } from './JsonDialectParser.js';
 
 /**
  * A small typed-event stream (the seed format): each SSE `data:` is one JSON event,
@@ -33,26 +31,18 @@ import { providerErrorFrom } from './providerError.js';
  * ```
  */
 export class TypedEventsParser extends JsonDialectParser {
-  private done = false;
+  protected readonly endSignal = '[DONE]';
+  protected override readonly doneFrame = 'end';
   /** Each stream index's dense call index, and whether that call is still open. */
   private readonly calls = new Map<number, { readonly index: number; open: boolean }>();
   private openCalls = 0;
 
-  push(frame: SseFrame): void {
-    this.frameCount++;
-    if (this.done) {
-      if (this.strict) throw this.protocolError('a frame arrived after [DONE]');
-      return;
-    }
-    if (frame.data === '[DONE]') {
-      this.readDone();
-      return;
-    }
-    const payload = this.parseObject(frame.data);
+  protected override errorIn(frame: SseFrame, payload: JsonObject): LlmStreamError | undefined {
+    return frame.event === 'error' || payload['type'] === 'error' || hasError(payload) ? this.providerError(payload) : undefined;
+  }
+
+  protected read(payload: JsonObject): void {
     const type = payload['type'];
-    if (frame.event === 'error' || type === 'error' || (payload['error'] !== undefined && payload['error'] !== null)) {
-      throw providerErrorFrom(payload, `frame ${this.frameCount}`, this.frameCount);
-    }
     switch (type) {
       case 'text': {
         const delta = payload['delta'];
@@ -79,37 +69,31 @@ export class TypedEventsParser extends JsonDialectParser {
     }
   }
 
-  end(): void {
-    if (this.done) return;
-    const open = this.openCalls > 0 ? ` (${this.openCalls} tool call${this.openCalls === 1 ? '' : 's'} still open)` : '';
-    throw new StreamClosedEarlyError(
-      `the stream ended without [DONE] after ${this.frameCount} frame${this.frameCount === 1 ? '' : 's'}${open}`,
-      { position: { event: this.frameCount } },
-    );
+  protected override openAtEnd(): string {
+    return this.openCalls > 0 ? ` (${this.openCalls} tool call${this.openCalls === 1 ? '' : 's'} still open)` : '';
   }
 
-  private readDone(): void {
+  protected override readDone(): void {
     if (this.openCalls > 0) {
       // A call the stream never closed was cut short: its arguments may look whole and still be a prefix.
       throw new StreamClosedEarlyError(
         `frame ${this.frameCount}: [DONE] arrived with ${this.openCalls} tool call${this.openCalls === 1 ? '' : 's'} never ended`,
-        { position: { event: this.frameCount } },
+        { reason: 'unfinished', position: { event: this.frameCount } },
       );
     }
-    this.done = true;
-    const raw = this.calls.size > 0 ? 'tool_calls' : 'stop';
-    this.emit({ type: 'finish', choice: 0, reason: normalizeFinishReason(raw, this.calls.size > 0), raw });
-    this.emit({ type: 'done' });
+    // The format has no finish field: the calls made say why the reply stopped.
+    this.finish(0, this.calls.size > 0 ? 'tool_calls' : 'stop');
+    this.endStream();
   }
 
   private readStart(payload: JsonObject): void {
     const streamIndex = this.streamIndex(payload, 'tool_call_start');
-    if (this.calls.has(streamIndex)) throw this.protocolError(`tool call ${streamIndex} started twice`);
+    if (this.calls.has(streamIndex)) throw this.protocolError(`tool call ${streamIndex} started twice`, 'invalid-tool-call');
     const id = nonEmptyString(payload['id']);
-    if (id === undefined) throw this.protocolError(`tool_call_start ${streamIndex}: id is ${describeValue(payload['id'])}`);
+    if (id === undefined) throw this.protocolError(`tool_call_start ${streamIndex}: id is ${describeValue(payload['id'])}`, 'invalid-tool-call');
     const name = nonEmptyString(payload['name']);
-    if (name === undefined) throw this.protocolError(`tool_call_start ${streamIndex}: name is ${describeValue(payload['name'])}`);
-    const index = this.calls.size;
+    if (name === undefined) throw this.protocolError(`tool_call_start ${streamIndex}: name is ${describeValue(payload['name'])}`, 'invalid-tool-call');
+    const index = this.newCall(0);
     this.calls.set(streamIndex, { index, open: true });
     this.openCalls++;
     this.emit({ type: 'tool-call-delta', choice: 0, index, id, name, arguments: '' });
@@ -130,19 +114,19 @@ export class TypedEventsParser extends JsonDialectParser {
   private openCall(payload: JsonObject, what: string): { readonly index: number; open: boolean } {
     const streamIndex = this.streamIndex(payload, what);
     const call = this.calls.get(streamIndex);
-    if (call === undefined) throw this.protocolError(`${what} for tool call ${streamIndex}, which never started`);
-    if (!call.open) throw this.protocolError(`${what} for tool call ${streamIndex}, which had ended`);
+    if (call === undefined) throw this.protocolError(`${what} for tool call ${streamIndex}, which never started`, 'invalid-tool-call');
+    if (!call.open) throw this.protocolError(`${what} for tool call ${streamIndex}, which had ended`, 'invalid-tool-call');
     return call;
   }
 
   private streamIndex(payload: JsonObject, what: string): number {
-    const index = payload['index'];
-    if (typeof index !== 'number' || !Number.isSafeInteger(index) || index < 0) {
-      throw this.protocolError(`${what}.index is ${describeValue(index)}, not a tool-call index`);
-    }
-    return index;
+    return this.index(payload['index'], `${what}.index`, 'a tool-call index');
   }
+}
 
+/** The end of a typed-event stream: `data: [DONE]`. */
+function isFinal(frame: SseFrame): boolean {
+  return frame.data === '[DONE]';
 }
 
 /**
@@ -156,4 +140,4 @@ export class TypedEventsParser extends JsonDialectParser {
  * bytes$.pipe(decodeUtf8(), sseFrames(), assembleChunks({ dialect: typedEvents }), finalizeCompletion());
  * ```
  */
-export const typedEvents: DialectFactory = (emit, options) => new TypedEventsParser(emit, options);
+export const typedEvents: DialectFactory = dialectFactory((emit, options) => new TypedEventsParser(emit, options), isFinal);

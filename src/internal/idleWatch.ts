@@ -1,7 +1,7 @@
 import { SchedulerAction, SchedulerLike, Subscriber } from 'rxjs';
 
 /** The longest delay a timer takes (2^31 - 1 ms): a longer one would fire at once in Node and browsers. */
-const LONGEST_DELAY = 2_147_483_647;
+export const LONGEST_DELAY = 2_147_483_647;
 
 /**
  * Calls `onIdle` once `ms` milliseconds pass without a call of the returned `touch`, counted from

@@ -7,10 +7,10 @@ import {
   StreamPosition,
   ToolArgumentsError,
   isLlmStreamError,
-} from './errors.js';
-import { JsonValue, ToolCall } from './events.js';
-import { isJsonObject } from './internal/json.js';
-import { StandardSchemaV1Issue } from './standardSchema.js';
+} from '../errors.js';
+import { JsonValue, ToolCall } from '../events.js';
+import { isJsonObject } from '../internal/json.js';
+import { StandardSchemaV1Issue } from '../standardSchema.js';
 
 /**
  * A library error as JSON, for the `error` event a server sends its clients after the events it
