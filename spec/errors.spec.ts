@@ -10,7 +10,7 @@ import {
 } from '../src/errors';
 import { ChatEvent } from '../src/events';
 import { finalizeCompletion } from '../src/finalizeCompletion';
-import { isCompletionSnapshot } from '../src/isCompletionSnapshot';
+import { isCompletionSnapshot } from '../src/core/isCompletionSnapshot';
 import { errorFromStreamErrorData, streamErrorData } from '../src/core/streamErrorData';
 import { collectSync } from './support/collect';
 
@@ -78,7 +78,7 @@ describe('streamErrorData and errorFromStreamErrorData', () => {
 
   it('describes an error that is not the library\'s as a StreamClosedEarlyError that names nothing of it', () => {
     const data = streamErrorData(new TypeError('fetch failed: connect ECONNREFUSED 10.1.2.3:8080'));
-    expect(data).toEqual({ name: 'StreamClosedEarlyError', message: 'the stream failed on the server before its end' });
+    expect(data).toEqual({ name: 'StreamClosedEarlyError', reason: 'transport', message: 'the stream failed on the server before its end' });
   });
 
   it('rebuilds a name it does not know as a StreamClosedEarlyError keeping it, and refuses data that is no error', () => {

@@ -137,13 +137,14 @@ describe('finalizeCompletion', () => {
   });
 
   it('gives the same completion with or without groupToolCallsByIndex in front', () => {
+    // As a dialect emits them: the finish of a choice that made calls says `tool_calls`, raw `stop`.
     const events: ChatEvent[] = [
       { type: 'start', id: 'c', model: 'm' },
       { type: 'tool-call-delta', choice: 0, index: 0, id: 'a', name: 'f', arguments: '{"x"' },
       { type: 'tool-call-delta', choice: 0, index: 1, id: 'b', name: 'g', arguments: '[1' },
       { type: 'tool-call-delta', choice: 0, index: 0, arguments: ':1}' },
       { type: 'tool-call-delta', choice: 0, index: 1, arguments: ']' },
-      finish(0, 'stop', 'stop'),
+      finish(0, 'stop', 'tool_calls'),
     ];
     const direct = runSync(events, finalizeCompletion());
     const grouped = runSync(events, (source) => source.pipe(groupToolCallsByIndex(), finalizeCompletion()));

@@ -1,7 +1,8 @@
-import { Observable, take } from 'rxjs';
+import { Observable, pipe, take } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { ProtocolError, StreamClosedEarlyError } from '../src/errors';
 import { ChatEvent } from '../src/events';
+import { finalizeCompletion } from '../src/finalizeCompletion';
 import { groupToolCallsByIndex } from '../src/groupToolCallsByIndex';
 import { runSync } from './support/collect';
 
@@ -92,11 +93,15 @@ describe('groupToolCallsByIndex', () => {
     ['never got an id', [delta(0, '{}', undefined, 'f')], 'tool call 0 of choice 0 never got an id'],
     ['never got a name', [delta(0, '{}', 'a')], 'tool call 0 of choice 0 (a) never got a name'],
     ['has arguments that do not parse', [delta(0, '{"a":', 'a', 'f')], 'the arguments of tool call 0 of choice 0 (f) are not valid JSON: "{\\"a\\":"'],
-  ])('is a ProtocolError for a call that %s, with the completion so far as partial', (_name, events, message) => {
-    const outcome = runSync([...events, { type: 'finish', choice: 0, reason: 'tool_calls', raw: 'tool_calls' }] as ChatEvent[], groupToolCallsByIndex());
+  ])('is a ProtocolError for a call that %s; the tracker after it gives the completion so far as partial', (_name, events, message) => {
+    const withFinish = [...events, { type: 'finish', choice: 0, reason: 'tool_calls', raw: 'tool_calls' }] as ChatEvent[];
+    const outcome = runSync(withFinish, groupToolCallsByIndex());
     expect(outcome.error).toBeInstanceOf(ProtocolError);
-    expect((outcome.error as ProtocolError).message).toBe(message);
-    expect((outcome.error as ProtocolError).partial).toMatchObject({ toolCalls: [{ index: 0, complete: false }] });
+    expect(outcome.error).toMatchObject({ message, reason: 'invalid-tool-call' });
+    // It holds only the calls: the completion so far is the tracker's to give.
+    expect((outcome.error as ProtocolError).partial).toBeUndefined();
+    const folded = runSync(withFinish, pipe(groupToolCallsByIndex(), finalizeCompletion()));
+    expect((folded.error as ProtocolError).partial).toMatchObject({ toolCalls: [{ index: 0, complete: false }] });
   });
 
   it('is a ProtocolError for a fragment after its call closed', () => {
@@ -107,7 +112,7 @@ describe('groupToolCallsByIndex', () => {
     expect(outcome.error).toBeInstanceOf(ProtocolError);
   });
 
-  it('fills the partial of an error from upstream, and passes other errors unchanged', () => {
+  it('passes an error from upstream on unchanged, for the tracker after it to fill', () => {
     testScheduler.run(({ cold, expectObservable }) => {
       const early = new StreamClosedEarlyError('cut');
       const source = cold<ChatEvent>('-a-#', { a: delta(0, '{"x', 'a', 'f') }, early);
@@ -118,7 +123,7 @@ describe('groupToolCallsByIndex', () => {
     const outcome = runSync([delta(0, '{"x', 'a', 'f')], (source) =>
       new Observable<ChatEvent>((subscriber) => {
         source.subscribe({ next: (v) => subscriber.next(v), complete: () => subscriber.error(new StreamClosedEarlyError('cut')) });
-      }).pipe(groupToolCallsByIndex()),
+      }).pipe(groupToolCallsByIndex(), finalizeCompletion()),
     );
     expect((outcome.error as StreamClosedEarlyError).partial).toMatchObject({
       toolCalls: [{ index: 0, id: 'a', name: 'f', arguments: '{"x', complete: false }],

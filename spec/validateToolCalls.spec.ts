@@ -1,10 +1,11 @@
 import { readFileSync } from 'fs';
 import { join } from 'path';
-import { Observable, Subject, from, pipe, take, tap } from 'rxjs';
+import { Observable, Subject, concat, from, pipe, take, tap, throwError } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import * as v from 'valibot';
 import { z } from 'zod';
 import { assembleChunks } from '../src/assembleChunks';
+import { CompletionTracker } from '../src/core/CompletionTracker';
 import { decodeUtf8 } from '../src/decodeUtf8';
 import { StreamClosedEarlyError, ToolArgumentsError, isLlmStreamError } from '../src/errors';
 import { ChatEvent, Completion, JsonValue, ToolCall, ToolCallEvent } from '../src/events';
@@ -14,6 +15,13 @@ import { sseFrames } from '../src/sseFrames';
 import { ToolValidator, validateToolCalls } from '../src/validateToolCalls';
 import { chunksOf } from './support/chunking';
 import { collect, runSync } from './support/collect';
+
+/** The completion so far after `events`, as a tracker gives it. */
+function snapshotOf(events: readonly ChatEvent[]) {
+  const tracker = new CompletionTracker();
+  for (const event of events) tracker.apply(event);
+  return tracker.snapshot();
+}
 
 const delta = (index: number, args: string, id?: string, name?: string, choice = 0): ChatEvent => ({
   type: 'tool-call-delta',
@@ -226,14 +234,23 @@ describe('validateToolCalls', () => {
       });
     });
 
-    it('passes an upstream error on untouched, partial included', () => {
-      const partial = { marker: true };
+    it('passes an upstream error on as it is, and a completion so far already in its partial stays', () => {
+      const partial = { ...snapshotOf([]), content: 'kept' };
       const early = new StreamClosedEarlyError('cut', { partial });
       testScheduler.run(({ cold, expectObservable }) => {
         const source = cold<ChatEvent>('-c-#', { c: { type: 'content', choice: 0, text: 'x' } }, early);
         expectObservable(source.pipe(validateToolCalls({}))).toBe('-c-#', { c: { type: 'content', choice: 0, text: 'x' } }, early);
       });
       expect(early.partial).toBe(partial);
+    });
+
+    it("gives an upstream error whose partial is a lower layer's (text) the completion as passed on", () => {
+      const early = new StreamClosedEarlyError('cut mid-line', { partial: { data: '', incompleteLine: 'data: {"cho' } });
+      const { error } = runSync([{ type: 'content', choice: 0, text: 'so far' }] as ChatEvent[], (source) =>
+        concat(source, throwError(() => early)).pipe(validateToolCalls({})),
+      );
+      expect(error).toBe(early);
+      expect(early.partial).toMatchObject({ content: 'so far', finished: false });
     });
 
     it.each([
@@ -322,7 +339,7 @@ describe('validateToolCalls', () => {
         const { schema, gate } = gatedWeather();
         const source = new Subject<ChatEvent>();
         const { seen } = record(source.pipe(validateToolCalls({ get_weather: schema })));
-        const partial = { marker: true };
+        const partial = { ...snapshotOf([]), content: 'kept' };
         const early = new StreamClosedEarlyError('cut', { partial });
         source.next(toolCall(call(0, 'c0', 'get_weather', '{"city":"A"}')));
         source.next(finish());

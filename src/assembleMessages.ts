@@ -53,7 +53,7 @@ export function assembleMessages(): OperatorFunction<TokenEvent, AssembledMessag
             const partial: AssembledMessage[] = open.map((id) => ({ id, text: assembler.get(id) ?? '' }));
             const names = open.map((id) => JSON.stringify(id)).join(', ');
             const count = open.length === 1 ? '1 message' : `${open.length} messages`;
-            throw new StreamClosedEarlyError(`the stream ended with ${count} never finalized: ${names}`, { partial });
+            throw new StreamClosedEarlyError(`the stream ended with ${count} never finalized: ${names}`, { reason: 'unfinished', partial });
           }
           subscriber.complete();
         },

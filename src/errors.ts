@@ -25,7 +25,10 @@ export interface StreamPosition {
  *   never finalized;
  * - `transport`: the connection failed or closed before the body's end (a reset, an abort).
  */
-export type ClosedEarlyReason = 'mid-character' | 'mid-line' | 'no-blank-line' | 'no-end-signal' | 'unfinished' | 'transport';
+export type ClosedEarlyReason = (typeof CLOSED_EARLY_REASONS)[number];
+
+/** Every {@link ClosedEarlyReason}, for code that checks a reason read from elsewhere (a wire). */
+export const CLOSED_EARLY_REASONS = ['mid-character', 'mid-line', 'no-blank-line', 'no-end-signal', 'unfinished', 'transport'] as const;
 
 /**
  * How the input broke its format (`ProtocolError.reason`):
@@ -43,27 +46,37 @@ export type ClosedEarlyReason = 'mid-character' | 'mid-line' | 'no-blank-line' |
  * - `invalid-transcript`: a revised transcript under `onRevision: 'error'`, or mixed kinds;
  * - `invalid-recording`: a recording file that breaks its format.
  */
-export type ProtocolReason =
-  | 'invalid-utf8'
-  | 'too-large'
-  | 'invalid-json'
-  | 'invalid-payload'
-  | 'invalid-tool-call'
-  | 'too-many-tool-calls'
-  | 'strict'
-  | 'unknown-format'
-  | 'invalid-transcript'
-  | 'invalid-recording';
+export type ProtocolReason = (typeof PROTOCOL_REASONS)[number];
+
+/** Every {@link ProtocolReason}. */
+export const PROTOCOL_REASONS = [
+  'invalid-utf8',
+  'too-large',
+  'invalid-json',
+  'invalid-payload',
+  'invalid-tool-call',
+  'too-many-tool-calls',
+  'strict',
+  'unknown-format',
+  'invalid-transcript',
+  'invalid-recording',
+] as const;
 
 /**
  * Where the provider's error came from (`ProviderError.reason`): `in-stream` (an error payload or
  * event inside the stream), `http-status` (an error status before the stream), `error-body` (a JSON
  * error body where only the body arrived, as text).
  */
-export type ProviderReason = 'in-stream' | 'http-status' | 'error-body';
+export type ProviderReason = (typeof PROVIDER_REASONS)[number];
+
+/** Every {@link ProviderReason}. */
+export const PROVIDER_REASONS = ['in-stream', 'http-status', 'error-body'] as const;
 
 /** Why a tool call was refused (`ToolArgumentsError.reason`): its arguments, or a tool nobody declared. */
-export type ToolArgumentsReason = 'invalid-arguments' | 'unknown-tool';
+export type ToolArgumentsReason = (typeof TOOL_ARGUMENTS_REASONS)[number];
+
+/** Every {@link ToolArgumentsReason}. */
+export const TOOL_ARGUMENTS_REASONS = ['invalid-arguments', 'unknown-tool'] as const;
 
 /** Every `reason` of every error of this library: a string code to branch on, as messages are for people. */
 export type LlmStreamErrorReason = ClosedEarlyReason | ProtocolReason | ProviderReason | ToolArgumentsReason | 'idle';

@@ -252,6 +252,8 @@ export interface ChoiceSnapshot {
   readonly toolCalls: readonly PartialToolCall[];
   readonly finishReason: FinishReason | null;
   readonly rawFinishReason: string | null;
+  /** Opaque reasoning artifacts so far, in arrival order (only when any came). */
+  readonly reasoningSignatures?: readonly string[];
 }
 
 /**
@@ -274,5 +276,7 @@ export interface CompletionSnapshot {
   readonly inReasoning: boolean;
   /** True once every choice seen has finished. */
   readonly finished: boolean;
+  /** Choice 0's opaque reasoning artifacts so far (only when any came): an error's partial keeps them too. */
+  readonly reasoningSignatures?: readonly string[];
   readonly choices: readonly ChoiceSnapshot[];
 }

@@ -1,8 +1,7 @@
 import { Observable, OperatorFunction } from 'rxjs';
-import { CompletionTracker } from './core/CompletionTracker.js';
+import { CallAssembler, CallState } from './core/CallAssembler.js';
 import { PartialJson, PartialJsonOptions } from './core/PartialJson.js';
-import { ChatEvent } from './events.js';
-import { fillPartial } from './internal/fillPartial.js';
+import { ChatEvent, ToolCallDeltaEvent } from './events.js';
 import { subscribeLinked } from './internal/subscribeLinked.js';
 
 /**
@@ -37,6 +36,11 @@ export interface GroupToolCallsByIndexOptions {
  * consumer reacting to `finish` already has every call. Interleaved calls stay separate. A call that
  * never got an id or a name, or whose arguments do not parse, is a `ProtocolError`.
  *
+ * It holds only the calls (a `CallAssembler`), not the text: `finalizeCompletion` and
+ * `scanCompletion` after it take each `tool-call` as the close of its call, so each call's arguments
+ * are parsed once in the whole pipeline. Its errors carry no `partial` of their own: the operators
+ * after it give them the completion so far.
+ *
  * With `{ previews: true }`, `call.preview` also holds the arguments so far as a value
  * (`{ city: 'Zü' }` while `{"city":"Zü` has arrived), read incrementally: each fragment is
  * examined once, never the text so far again. The preview is the same object for every fragment of
@@ -65,36 +69,45 @@ export function groupToolCallsByIndex(options: GroupToolCallsByIndexOptions = {}
     options.previews === true ? {} : options.previews === false || options.previews === undefined ? undefined : options.previews;
   return (source) =>
     new Observable<ChatEvent>((subscriber) => {
-      const tracker = new CompletionTracker();
-      // One reader per open call, here rather than in the tracker, which finalizeCompletion and
-      // scanCompletion share and which must not pay for previews nobody asked for.
+      const calls = new CallAssembler();
+      // One reader per open call, kept here: the assembler serves trackers that pay for no preview.
       const previews = previewOptions === undefined ? undefined : new Map<number, Map<number, PartialJson>>();
+      const withCall = (event: ToolCallDeltaEvent, state: CallState): ToolCallDeltaEvent => {
+        const call = { id: state.id ?? null, name: state.name ?? null, arguments: state.arguments };
+        if (previews === undefined) return { ...event, call };
+        const reader = previewReader(previews, event.choice, event.index, previewOptions);
+        reader.push(event.arguments);
+        const preview = reader.value;
+        return { ...event, call: preview === undefined ? call : { id: call.id, name: call.name, arguments: call.arguments, preview } };
+      };
       subscribeLinked(source, subscriber, {
         next(event) {
-          if (event.type === 'tool-call') return; // ours to emit; an upstream copy would be a duplicate
-          const closed = tracker.apply(event);
-          if (event.type === 'tool-call-delta') {
-            const call = tracker.progress(event.choice, event.index);
-            if (previews === undefined) {
-              subscriber.next({ ...event, call });
+          switch (event.type) {
+            case 'tool-call':
+              return; // ours to emit; an upstream copy would be a duplicate
+            case 'tool-call-delta':
+              subscriber.next(withCall(event, calls.addFragment(event)));
+              return;
+            case 'tool-call-end': {
+              const call = calls.end(event.choice, event.index);
+              if (call !== undefined) {
+                previews?.get(event.choice)?.delete(call.index); // a closed call gets no more fragments
+                subscriber.next({ type: 'tool-call', choice: event.choice, call });
+              }
+              subscriber.next(event);
               return;
             }
-            const reader = previewReader(previews, event.choice, event.index, previewOptions);
-            reader.push(event.arguments);
-            const preview = reader.value;
-            subscriber.next({
-              ...event,
-              call: preview === undefined ? call : { id: call.id, name: call.name, arguments: call.arguments, preview },
-            });
-            return;
+            case 'finish':
+              for (const { choice, call } of calls.finish(event.choice)) {
+                previews?.get(choice)?.delete(call.index);
+                subscriber.next({ type: 'tool-call', choice, call });
+              }
+              subscriber.next(event);
+              return;
+            default:
+              subscriber.next(event);
           }
-          for (const { choice, call } of closed) {
-            previews?.get(choice)?.delete(call.index); // a closed call gets no more fragments
-            subscriber.next({ type: 'tool-call', choice, call });
-          }
-          subscriber.next(event);
         },
-        error: (error) => subscriber.error(fillPartial(error, tracker)),
       });
     });
 }

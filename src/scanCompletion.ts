@@ -1,10 +1,6 @@
-import { Observable, OperatorFunction } from 'rxjs';
-import { CompletionTracker } from './core/CompletionTracker.js';
-import { LlmStreamError } from './errors.js';
+import { OperatorFunction } from 'rxjs';
 import { ChatEvent, CompletionSnapshot } from './events.js';
-import { estimateTokenUsage } from './finalizeCompletion.js';
-import { fillPartial } from './internal/fillPartial.js';
-import { subscribeLinked } from './internal/subscribeLinked.js';
+import { foldCompletion } from './foldCompletion.js';
 
 /**
  * Options of {@link scanCompletion}.
@@ -56,32 +52,5 @@ export interface ScanCompletionOptions {
  * @returns An operator from `ChatEvent`s to `CompletionSnapshot`s.
  */
 export function scanCompletion(options: ScanCompletionOptions = {}): OperatorFunction<ChatEvent, CompletionSnapshot> {
-  const estimate = options.estimateUsage === true;
-  return (source) =>
-    new Observable<CompletionSnapshot>((subscriber) => {
-      const tracker = new CompletionTracker();
-      subscribeLinked(source, subscriber, {
-        next(event) {
-          tracker.apply(event);
-          subscriber.next(estimate ? withEstimatedUsage(tracker.snapshot()) : tracker.snapshot());
-        },
-        error(error) {
-          fillPartial(error, tracker);
-          if (estimate && error instanceof LlmStreamError) error.partial = withEstimatedUsage(tracker.snapshot());
-          subscriber.error(error);
-        },
-        complete() {
-          if (!tracker.finished) tracker.complete(); // throws StreamClosedEarlyError with the partial
-          subscriber.complete();
-        },
-      });
-    });
-}
-
-/**
- * `snapshot` with an estimated `usage` when it has none. The estimate reads the lengths of the
- * strings, not their characters, so a snapshot still costs the same however long the text is.
- */
-function withEstimatedUsage(snapshot: CompletionSnapshot): CompletionSnapshot {
-  return snapshot.usage === null ? { ...snapshot, usage: estimateTokenUsage(snapshot) } : snapshot;
+  return foldCompletion('scan', options.estimateUsage === true);
 }

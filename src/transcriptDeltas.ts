@@ -102,14 +102,14 @@ export function transcriptDeltas<T extends string | Uint8Array>(
           if (textPublisher !== undefined && textPublisher.heldBack > 0) {
             throw new StreamClosedEarlyError(
               'the transcript ended mid-character: it ends in a high surrogate without its low half',
-              { partial: textPublisher.published },
+              { reason: 'mid-character', partial: textPublisher.published },
             );
           }
           if (bytePublisher !== undefined && bytePublisher.heldBack > 0) {
             const published = bytePublisher.published;
             throw new StreamClosedEarlyError(
               `the transcript ended mid-character: an incomplete UTF-8 sequence starts at byte offset ${published.length}`,
-              { partial: published, position: { byteOffset: published.length } },
+              { reason: 'mid-character', partial: published, position: { byteOffset: published.length } },
             );
           }
           subscriber.complete();
@@ -144,21 +144,23 @@ function sourceFailure(error: unknown, published: string | Uint8Array | undefine
   }
   // Status 0 carries the network's own error; its message says what happened (`terminated`).
   const underlying = isHttpErrorResponse(error) && error.error !== undefined && error.error !== null ? error.error : error;
-  return new StreamClosedEarlyError(`the transcript's source failed ${after}: ${describeFailure(underlying)}`, { cause: error, partial: published });
+  return new StreamClosedEarlyError(`the transcript's source failed ${after}: ${describeFailure(underlying)}`, { reason: 'transport', cause: error, partial: published });
 }
 
 function mixedKinds(got: string, kind: string): ProtocolError {
-  return new ProtocolError(`transcriptDeltas got ${got} in a stream of ${kind} transcripts: a stream keeps one kind`);
+  return new ProtocolError(`transcriptDeltas got ${got} in a stream of ${kind} transcripts: a stream keeps one kind`, { reason: 'invalid-transcript' });
 }
 
 /** The error of `onRevision: 'error'`; its `partial` is what had gone out before the revision. */
 function revisionError(offset: number, published: string | Uint8Array): ProtocolError {
   if (typeof published === 'string') {
     return new ProtocolError(`the transcript revised text already published, from code unit offset ${offset}`, {
+      reason: 'invalid-transcript',
       partial: published,
     });
   }
   return new ProtocolError(`the transcript revised text already published, from byte offset ${offset}`, {
+    reason: 'invalid-transcript',
     partial: published,
     position: { byteOffset: offset },
   });

@@ -1,6 +1,7 @@
 import { MonoTypeOperatorFunction, Observable } from 'rxjs';
 import { CompletionTracker } from './core/CompletionTracker.js';
-import { ToolArgumentsError } from './errors.js';
+import { isCompletionSnapshot } from './core/isCompletionSnapshot.js';
+import { LlmStreamError, ToolArgumentsError } from './errors.js';
 import { ChatEvent, Completion, CompletionChoice, JsonValue, ToolCall } from './events.js';
 import { subscribeLinked } from './internal/subscribeLinked.js';
 import { StandardSchemaV1, StandardSchemaV1Issue, StandardSchemaV1Result, isStandardSchema } from './standardSchema.js';
@@ -52,7 +53,9 @@ export interface ValidateToolCallsOptions {
 }
 
 /** The outcome of one check, before it becomes a value or an error. */
-type Verdict = { readonly passed: true; readonly args: JsonValue } | { readonly passed: false; readonly issues: readonly StandardSchemaV1Issue[] };
+type Verdict =
+  | { readonly passed: true; readonly args: JsonValue }
+  | { readonly passed: false; readonly issues: readonly StandardSchemaV1Issue[]; readonly unknownTool?: true };
 
 /** A value waiting for its own check, or for the checks of values before it, to settle. */
 interface Waiting<T> {
@@ -78,9 +81,10 @@ interface Waiting<T> {
  * replaces `args`: a schema's defaults and transforms (zod `.default`, `.transform`) reach the
  * consumer, while `arguments` keeps the text the model wrote. (The value is typed `JsonValue`; a
  * transform that makes something else, a `Date`, puts that there.) `finalizeCompletion` after this
- * operator rebuilds calls from their fragments, without transforms: to get them in a `Completion`,
- * validate the `Completion`. Errors from upstream pass through untouched; a validator that throws
- * or rejects ends the stream with what it threw.
+ * operator takes the checked calls as they are, transformed `args` included. Errors from upstream
+ * pass through; over events, one whose `partial` is not yet a completion (the text of a lower
+ * layer) gets the completion as passed on. A validator that throws or rejects ends the stream with
+ * what it threw.
  *
  * Asynchronous checks (a schema with async refinements, a predicate that returns a promise) keep
  * the order of the stream: every event after a call whose check is pending waits for it, fragments
@@ -134,8 +138,12 @@ export function validateToolCalls<T extends ChatEvent | Completion>(
         if (isChatEvent(value)) tracker.apply(value);
         subscriber.next(value);
       };
+      // Over events: whether any came, so that errors get the completion as passed on.
+      let overEvents = false;
       const raise = (error: unknown): void => {
-        if (error instanceof ToolArgumentsError && error.partial === undefined) error.partial = tracker.snapshot();
+        // Unless a layer before already gave the error the completion so far (over a `Completion`,
+        // `finalizeCompletion` did; a refusal carries the completion it refused).
+        if (overEvents && error instanceof LlmStreamError && !isCompletionSnapshot(error.partial)) error.partial = tracker.snapshot();
         closed = true;
         waiting = [];
         subscriber.error(error);
@@ -163,6 +171,7 @@ export function validateToolCalls<T extends ChatEvent | Completion>(
       subscribeLinked(source, subscriber, {
         next(value) {
           let outcome: T | Promise<T>;
+          if (isChatEvent(value)) overEvents = true;
           try {
             outcome = isChatEvent(value) ? (checkEvent(value, check) as T | Promise<T>) : (checkCompletion(value as Completion, check) as T | Promise<T>);
           } catch (error) {
@@ -224,7 +233,7 @@ function checkEvent(event: ChatEvent, check: (call: ToolCall) => Verdict | Promi
   }
   if (event.type !== 'tool-call') return event;
   return settle(check(event.call), (verdict) => {
-    if (!verdict.passed) throw refusal(event.choice, event.call, verdict.issues);
+    if (!verdict.passed) throw refusal(event.choice, event.call, verdict);
     return verdict.args === event.call.args ? event : { ...event, call: { ...event.call, args: verdict.args } };
   });
 }
@@ -244,7 +253,7 @@ function checkCompletion(completion: Completion, check: (call: ToolCall) => Verd
     for (const [i, verdict] of settled.entries()) {
       if (verdict.passed) continue;
       const { choice, call } = calls[i]!;
-      const error = refusal(choice, call, verdict.issues);
+      const error = refusal(choice, call, verdict);
       error.partial = completion;
       throw error;
     }
@@ -284,7 +293,7 @@ function checkCall(tools: Readonly<Record<string, ToolValidator>>, allowUnknownT
   // Object.prototype's functions and have them taken for predicates.
   if (!Object.hasOwn(tools, call.name)) {
     if (allowUnknownTools) return { passed: true, args: call.args };
-    return { passed: false, issues: [{ message: `no tool named ${JSON.stringify(call.name)} was declared` }] };
+    return { passed: false, unknownTool: true, issues: [{ message: `no tool named ${JSON.stringify(call.name)} was declared` }] };
   }
   const validator = tools[call.name];
   // Checked first: a schema may itself be a function (ArkType's are).
@@ -312,9 +321,14 @@ function isThenable<V>(value: V | PromiseLike<V>): value is PromiseLike<V> {
   return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
-function refusal(choice: number, call: ToolCall, issues: readonly StandardSchemaV1Issue[]): ToolArgumentsError {
+function refusal(choice: number, call: ToolCall, verdict: Extract<Verdict, { passed: false }>): ToolArgumentsError {
   const which = `tool call ${call.index} of choice ${choice} (${call.name}, ${call.id})`;
-  return new ToolArgumentsError(`the arguments of ${which} were refused: ${describeIssues(issues)}`, { call, choice, issues });
+  return new ToolArgumentsError(`the arguments of ${which} were refused: ${describeIssues(verdict.issues)}`, {
+    reason: verdict.unknownTool === true ? 'unknown-tool' : 'invalid-arguments',
+    call,
+    choice,
+    issues: verdict.issues,
+  });
 }
 
 /** The first few issues, with their paths, for a message that does not grow with the input. */

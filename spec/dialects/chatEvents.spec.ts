@@ -71,7 +71,11 @@ describe('the chat-events dialect reads what toMessageEvents writes', () => {
       expectObservable(source.pipe(toMessageEvents())).toBe('a-b-(e|)', {
         a: { type: 'start', id: '1', data: JSON.stringify(start) },
         b: { type: 'content', id: '2', data: JSON.stringify(hel) },
-        e: { type: 'error', id: '3', data: JSON.stringify({ name: 'ProviderError', message: failure.message, position: { event: 3 }, type: 'overloaded_error' }) },
+        e: {
+          type: 'error',
+          id: '3',
+          data: JSON.stringify({ name: 'ProviderError', reason: 'in-stream', message: failure.message, position: { event: 3 }, type: 'overloaded_error' }),
+        },
       });
       expectSubscriptions(source.subscriptions).toBe('^---!');
     });

@@ -12,7 +12,7 @@ import { SseFrame } from '../../src/core/SseParser';
 import { decodeUtf8 } from '../../src/decodeUtf8';
 import { ProviderError, StreamClosedEarlyError } from '../../src/errors';
 import { assembleChunks } from '../../src/assembleChunks';
-import { isCompletionSnapshot } from '../../src/isCompletionSnapshot';
+import { isCompletionSnapshot } from '../../src/core/isCompletionSnapshot';
 import { ChatEvent, Completion, CompletionSnapshot } from '../../src/events';
 import { finalizeCompletion } from '../../src/finalizeCompletion';
 import { fromResponse } from '../../src/io/fromResponse';
@@ -156,7 +156,14 @@ describe('the NestJS example: an @Sse() endpoint in front of an upstream LLM ser
         {
           event: 'error',
           id: '1',
-          data: JSON.stringify({ name: 'ProviderError', message: 'the provider answered HTTP 500: replayed error 500', status: 500, type: 'replay_error', code: 500 }),
+          data: JSON.stringify({
+            name: 'ProviderError',
+            reason: 'http-status',
+            message: 'the provider answered HTTP 500: replayed error 500',
+            status: 500,
+            type: 'replay_error',
+            code: 500,
+          }),
         },
       ]);
       const { values, error } = await clientOutcome('recording=openai/text.sse&status=500');
@@ -198,7 +205,11 @@ describe('the NestJS example: an @Sse() endpoint in front of an upstream LLM ser
         const { response, frames } = await chat('recording=openai/text.sse', other.url);
         expect(response.status).toBe(200);
         expect(frames).toEqual([
-          { event: 'error', id: '1', data: JSON.stringify({ name: 'StreamClosedEarlyError', message: 'the stream failed on the server before its end' }) },
+          {
+            event: 'error',
+            id: '1',
+            data: JSON.stringify({ name: 'StreamClosedEarlyError', reason: 'transport', message: 'the stream failed on the server before its end' }),
+          },
         ]);
         const { error } = await clientOutcome('recording=openai/text.sse', other.url);
         expect(error).toBeInstanceOf(StreamClosedEarlyError);

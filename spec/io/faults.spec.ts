@@ -15,7 +15,7 @@ import { finalizeCompletion } from '../../src/finalizeCompletion';
 import { groupToolCallsByIndex } from '../../src/groupToolCallsByIndex';
 import { fromReadableStream } from '../../src/io/fromReadableStream';
 import { fromResponse } from '../../src/io/fromResponse';
-import { isCompletionSnapshot } from '../../src/isCompletionSnapshot';
+import { isCompletionSnapshot } from '../../src/core/isCompletionSnapshot';
 import { sseFrames } from '../../src/sseFrames';
 import { root } from '../support/build';
 import { collect } from '../support/collect';

@@ -172,18 +172,20 @@ export function whatIsNotAStream(text: string): Error | undefined {
   if (errorObject !== undefined) return providerErrorFromBody(errorObject);
   if (body.startsWith('<')) {
     const title = /<title[^>]*>([^<]*)<\/title>/i.exec(body)?.[1]?.trim();
-    return new ProtocolError(`the input is an HTML page${title ? ` ("${title}")` : ''}, not an event stream`);
+    return new ProtocolError(`the input is an HTML page${title ? ` ("${title}")` : ''}, not an event stream`, { reason: 'unknown-format' });
   }
   if (body.startsWith('{') || body.startsWith('[')) {
     try {
       const value: unknown = JSON.parse(body);
       const what = isJsonObject(value) ? 'a JSON object' : Array.isArray(value) ? 'a JSON array' : 'JSON';
-      return new ProtocolError(`the input is ${what}, not an event stream (a reply to a request without "stream": true?)`);
+      return new ProtocolError(`the input is ${what}, not an event stream (a reply to a request without "stream": true?)`, { reason: 'unknown-format' });
     } catch {
       // not JSON either: described below
     }
   }
-  return new ProtocolError(`the input is not an event stream: no line of it is an event-stream field (${JSON.stringify(body.slice(0, 60))})`);
+  return new ProtocolError(`the input is not an event stream: no line of it is an event-stream field (${JSON.stringify(body.slice(0, 60))})`, {
+    reason: 'unknown-format',
+  });
 }
 
 /** Runs any byte stream (a recording, an HTTP body) through the pipeline and prints it as `replay` does. */

@@ -1,4 +1,4 @@
-import { ProtocolError, StreamClosedEarlyError } from '../errors.js';
+import { StreamClosedEarlyError } from '../errors.js';
 import {
   ChatEvent,
   ChoiceSnapshot,
@@ -6,87 +6,41 @@ import {
   CompletionChoice,
   CompletionSnapshot,
   FinishReason,
-  JsonValue,
   Timings,
-  ToolCall,
-  PartialToolCall,
-  ToolCallProgress,
   Usage,
 } from '../events.js';
-import { mergeUsage } from '../dialects/usage.js';
-import { excerpt } from '../internal/json.js';
+import { mergeUsage } from '../internal/mergeUsage.js';
 import { TextBuilder } from '../internal/TextBuilder.js';
+import { CallAssembler, ChoiceCalls } from './CallAssembler.js';
 
-/** A call that an event closed, as `groupToolCallsByIndex` emits it. */
-export interface ClosedToolCall {
-  readonly choice: number;
-  readonly call: ToolCall;
-}
-
-class CallState {
-  id: string | undefined = undefined;
-  name: string | undefined = undefined;
-  readonly argumentsText = new TextBuilder();
-  closed: ToolCall | undefined = undefined;
-  /** This call's last snapshot, reused until the call changes. */
-  cached: PartialToolCall | undefined = undefined;
-  /** Where the call is in its choice's calls sorted by index (set when they are sorted). */
-  position = 0;
-  constructor(readonly index: number) {}
-
-  get arguments(): string {
-    return this.argumentsText.value ?? '';
-  }
-}
-
+/** One choice as far as it has arrived: its text, kept apart from its calls (a `CallAssembler`'s). */
 class ChoiceState {
   // Appended piece by piece: never re-joined, so an event costs what it carries, not the text so far.
   readonly contentText = new TextBuilder();
   readonly reasoningText = new TextBuilder();
   readonly refusalText = new TextBuilder();
   signatures: string[] | undefined = undefined;
-  readonly calls = new Map<number, CallState>();
   finishReason: FinishReason | null = null;
   rawFinishReason: string | null = null;
-  /** Calls not closed yet: a finish with none open has nothing to sort or close. */
-  openCalls = 0;
   /**
-   * Snapshot caches, dropped when what they show changes: a snapshot after every event then costs
-   * only what that event changed, not a rebuild of every choice and call.
+   * This choice's last snapshot, dropped when what it shows changes: a snapshot after every event
+   * then costs only what that event changed, not a rebuild of every choice and call.
    */
-  cached: ChoiceSnapshot | undefined = undefined;
-  /** The last snapshot of the calls: handed out, so never changed; the next one is a changed copy. */
-  cachedCalls: readonly PartialToolCall[] | undefined = undefined;
-  /**
-   * The calls changed since `cachedCalls`: none (undefined), one, or several (null). With many calls
-   * streaming in turn, one changes per event: its snapshot replaces its entry in a copy of the last
-   * array, instead of every call being looked up again.
-   */
-  changedCall: CallState | null | undefined = undefined;
-  sorted: CallState[] | undefined = undefined;
-  constructor(readonly index: number) {}
-
-  get content(): string | null {
-    return this.contentText.value;
-  }
-  get reasoning(): string | null {
-    return this.reasoningText.value;
-  }
-  get refusal(): string | null {
-    return this.refusalText.value;
-  }
+  snapshot: ChoiceSnapshot | undefined = undefined;
+  constructor(
+    readonly index: number,
+    readonly calls: ChoiceCalls,
+  ) {}
 }
 
-const NO_CALLS: readonly ClosedToolCall[] = [];
-
 /**
- * The pure core shared by `groupToolCallsByIndex`, `finalizeCompletion` and `scanCompletion`: folds
- * `ChatEvent`s into a completion. Text is appended, never re-joined, so the cost of an event does not
- * grow with the text before it.
+ * The pure core of `finalizeCompletion` and `scanCompletion`: folds `ChatEvent`s into a completion.
+ * Text is appended, never re-joined, so the cost of an event does not grow with the text before it.
  *
- * Tool calls close at their `tool-call-end` or when their choice finishes; only then are their
- * arguments parsed (a prefix can parse and still be growing). A call that never got an id or a
- * name, or whose arguments do not parse, is a `ProtocolError`.
+ * Tool calls are joined by a `CallAssembler`: they close at their `tool-call-end` or when their
+ * choice finishes, and only then are their arguments parsed; a `tool-call` event from
+ * `groupToolCallsByIndex` in front closes its call with the arguments it already parsed. A call
+ * that never got an id or a name, or whose arguments do not parse, is a `ProtocolError`.
  *
  * @example
  * ```ts
@@ -104,87 +58,73 @@ export class CompletionTracker {
   private timings: Timings | null = null;
   private reasoningTokens = 0;
   private inReasoning = false;
+  private readonly calls = new CallAssembler();
   private readonly choices = new Map<number, ChoiceState>();
   private sortedChoices: ChoiceState[] | undefined = undefined;
-  private cachedChoices: readonly ChoiceSnapshot[] | undefined = undefined;
+  private snapshots: readonly ChoiceSnapshot[] | undefined = undefined;
 
-  /** Folds one event in; returns the tool calls it closed (usually none). */
-  apply(event: ChatEvent): readonly ClosedToolCall[] {
+  /** Folds one event in. */
+  apply(event: ChatEvent): void {
     switch (event.type) {
       case 'start':
         if (this.id === null) {
           this.id = event.id;
           this.model = event.model;
         }
-        return NO_CALLS;
+        return;
       case 'reasoning': {
         const choice = this.choice(event.choice);
         choice.reasoningText.append(event.text);
-        this.touch(choice);
+        this.changed(choice);
         this.inReasoning = true;
         if (event.reasoningTokens !== undefined) this.reasoningTokens = event.reasoningTokens;
-        return NO_CALLS;
+        return;
       }
-      case 'reasoning-signature':
-        (this.choice(event.choice).signatures ??= []).push(event.signature);
-        return NO_CALLS;
+      case 'reasoning-signature': {
+        const choice = this.choice(event.choice);
+        (choice.signatures ??= []).push(event.signature);
+        this.changed(choice);
+        return;
+      }
       case 'content':
       case 'refusal': {
         const choice = this.choice(event.choice);
         (event.type === 'content' ? choice.contentText : choice.refusalText).append(event.text);
-        this.touch(choice);
+        this.changed(choice);
         this.inReasoning = false;
-        return NO_CALLS;
+        return;
       }
-      case 'tool-call-delta': {
-        const choice = this.choice(event.choice);
-        const call = this.openCall(choice, event.index);
-        if (call.id === undefined && event.id) call.id = event.id;
-        if (call.name === undefined && event.name) call.name = event.name;
-        call.argumentsText.append(event.arguments);
-        this.touchCall(choice, call);
+      case 'tool-call-delta':
+        this.calls.addFragment(event);
+        this.changed(this.choice(event.choice));
         this.inReasoning = false;
-        return NO_CALLS;
-      }
-      case 'tool-call-end': {
-        const call = this.choices.get(event.choice)?.calls.get(event.index);
-        if (call === undefined) {
-          throw new ProtocolError(`tool call ${event.index} of choice ${event.choice} ended without starting`);
-        }
-        if (call.closed !== undefined) return NO_CALLS;
-        return [{ choice: event.choice, call: this.close(event.choice, call) }];
-      }
+        return;
+      case 'tool-call-end':
+        this.calls.end(event.choice, event.index);
+        this.changed(this.choice(event.choice));
+        return;
+      case 'tool-call':
+        // Closed upstream (groupToolCallsByIndex): its parse is taken, not made again.
+        this.calls.adopt(event.choice, event.call);
+        this.changed(this.choice(event.choice));
+        return;
       case 'finish': {
         const choice = this.choice(event.choice);
         choice.rawFinishReason = event.raw;
-        choice.finishReason = event.reason === 'stop' && choice.calls.size > 0 ? 'tool_calls' : event.reason;
-        this.touch(choice);
-        // A repeated finish must not cost a sort of every call each time.
-        if (choice.openCalls === 0) return NO_CALLS;
-        let closed: ClosedToolCall[] | undefined;
-        for (const call of sortedCalls(choice)) {
-          if (call.closed !== undefined) continue;
-          (closed ??= []).push({ choice: event.choice, call: this.close(event.choice, call) });
-        }
-        return closed ?? NO_CALLS;
+        choice.finishReason = event.reason;
+        this.calls.finish(event.choice);
+        this.changed(choice);
+        return;
       }
       case 'usage':
         this.usage = mergeUsage(this.usage, event.usage);
-        return NO_CALLS;
+        return;
       case 'timings':
         this.timings = event.timings;
-        return NO_CALLS;
+        return;
       default:
-        // progress, done, and tool-call (finalizeCompletion works with or without
-        // groupToolCallsByIndex in front, so it builds calls from their fragments itself).
-        return NO_CALLS;
+      // progress and done change nothing of the completion.
     }
-  }
-
-  /** What is known of a call while it streams. */
-  progress(choice: number, index: number): ToolCallProgress {
-    const call = this.choices.get(choice)?.calls.get(index);
-    return { id: call?.id ?? null, name: call?.name ?? null, arguments: call?.arguments ?? '' };
   }
 
   /** True once every choice seen has finished (and at least one has). */
@@ -196,9 +136,9 @@ export class CompletionTracker {
 
   /** The completion so far. */
   snapshot(): CompletionSnapshot {
-    const choices = (this.cachedChoices ??= this.sortedChoiceStates().map(choiceSnapshot));
+    const choices = (this.snapshots ??= this.sortedChoiceStates().map(choiceSnapshot));
     const first = choices[0];
-    return {
+    const snapshot: CompletionSnapshot = {
       id: this.id,
       model: this.model,
       content: first?.content ?? null,
@@ -214,6 +154,7 @@ export class CompletionTracker {
       finished: this.finished,
       choices,
     };
+    return first?.reasoningSignatures === undefined ? snapshot : { ...snapshot, reasoningSignatures: first.reasoningSignatures };
   }
 
   /**
@@ -223,6 +164,7 @@ export class CompletionTracker {
   complete(): Completion {
     if (this.choices.size === 0) {
       throw new StreamClosedEarlyError('the stream ended before any finish reason: no choice arrived', {
+        reason: 'unfinished',
         partial: this.snapshot(),
       });
     }
@@ -230,15 +172,16 @@ export class CompletionTracker {
     for (const choice of this.sortedChoiceStates()) {
       if (choice.finishReason === null || choice.rawFinishReason === null) {
         throw new StreamClosedEarlyError(`the stream ended before choice ${choice.index} finished`, {
+          reason: 'unfinished',
           partial: this.snapshot(),
         });
       }
       choices.push({
         index: choice.index,
-        content: choice.content,
-        reasoning: choice.reasoning,
-        refusal: choice.refusal,
-        toolCalls: sortedCalls(choice).map((call) => call.closed!),
+        content: choice.contentText.value,
+        reasoning: choice.reasoningText.value,
+        refusal: choice.refusalText.value,
+        toolCalls: choice.calls.sorted().map((call) => call.closed!),
         finishReason: choice.finishReason,
         rawFinishReason: choice.rawFinishReason,
         ...(choice.signatures === undefined ? {} : { reasoningSignatures: [...choice.signatures] }),
@@ -265,114 +208,36 @@ export class CompletionTracker {
   private choice(index: number): ChoiceState {
     let choice = this.choices.get(index);
     if (choice === undefined) {
-      choice = new ChoiceState(index);
+      choice = new ChoiceState(index, this.calls.choice(index));
       this.choices.set(index, choice);
       this.sortedChoices = undefined;
-      this.cachedChoices = undefined;
+      this.snapshots = undefined;
     }
     return choice;
   }
 
-  private openCall(choice: ChoiceState, index: number): CallState {
-    let call = choice.calls.get(index);
-    if (call === undefined) {
-      if (choice.finishReason !== null) {
-        throw new ProtocolError(`tool call ${index} of choice ${choice.index} started after the choice finished`);
-      }
-      call = new CallState(index);
-      choice.calls.set(index, call);
-      choice.openCalls++;
-      choice.sorted = undefined;
-      choice.cachedCalls = undefined;
-    } else if (call.closed !== undefined) {
-      throw new ProtocolError(`a fragment arrived for tool call ${index} of choice ${choice.index} after it closed`);
-    }
-    return call;
-  }
-
-  /** Drops the cached snapshots that show `choice`. */
-  private touch(choice: ChoiceState): void {
-    choice.cached = undefined;
-    this.cachedChoices = undefined;
-  }
-
-  /** Drops the cached snapshots that show `call`. */
-  private touchCall(choice: ChoiceState, call: CallState): void {
-    call.cached = undefined;
-    const changed = choice.changedCall;
-    choice.changedCall = changed === undefined || changed === call ? call : null;
-    this.touch(choice);
+  /** Drops the snapshots that show `choice`. */
+  private changed(choice: ChoiceState): void {
+    choice.snapshot = undefined;
+    this.snapshots = undefined;
   }
 
   private sortedChoiceStates(): ChoiceState[] {
     return (this.sortedChoices ??= [...this.choices.values()].sort((a, b) => a.index - b.index));
   }
-
-  private close(choice: number, call: CallState): ToolCall {
-    const which = `tool call ${call.index} of choice ${choice}`;
-    if (call.id === undefined) throw new ProtocolError(`${which} never got an id`);
-    if (call.name === undefined) throw new ProtocolError(`${which} (${call.id}) never got a name`);
-    let args: JsonValue;
-    const text = call.arguments;
-    if (text.trim() === '') {
-      args = {};
-    } else {
-      try {
-        args = JSON.parse(text) as JsonValue;
-      } catch (cause) {
-        throw new ProtocolError(
-          `the arguments of ${which} (${call.name}) are not valid JSON: ${excerpt(text)}`,
-          { cause },
-        );
-      }
-    }
-    call.closed = { index: call.index, id: call.id, name: call.name, arguments: text, args };
-    const state = this.choices.get(choice)!;
-    state.openCalls--;
-    this.touchCall(state, call);
-    return call.closed;
-  }
-}
-
-function sortedCalls(choice: ChoiceState): CallState[] {
-  let sorted = choice.sorted;
-  if (sorted === undefined) {
-    sorted = choice.sorted = [...choice.calls.values()].sort((a, b) => a.index - b.index);
-    for (let position = 0; position < sorted.length; position++) sorted[position]!.position = position;
-  }
-  return sorted;
 }
 
 function choiceSnapshot(choice: ChoiceState): ChoiceSnapshot {
-  return (choice.cached ??= {
+  if (choice.snapshot !== undefined) return choice.snapshot;
+  const snapshot: ChoiceSnapshot = {
     index: choice.index,
-    content: choice.content,
-    reasoning: choice.reasoning,
-    refusal: choice.refusal,
-    toolCalls: callSnapshots(choice),
+    content: choice.contentText.value,
+    reasoning: choice.reasoningText.value,
+    refusal: choice.refusalText.value,
+    toolCalls: choice.calls.snapshotList(),
     finishReason: choice.finishReason,
     rawFinishReason: choice.rawFinishReason,
-  });
-}
-
-function callSnapshots(choice: ChoiceState): readonly PartialToolCall[] {
-  const changed = choice.changedCall;
-  let calls = choice.cachedCalls;
-  if (calls === undefined || changed === null) {
-    calls = sortedCalls(choice).map(callSnapshot);
-  } else if (changed !== undefined) {
-    const copy = calls.slice();
-    copy[changed.position] = callSnapshot(changed);
-    calls = copy;
-  }
-  choice.cachedCalls = calls;
-  choice.changedCall = undefined;
-  return calls;
-}
-
-function callSnapshot(call: CallState): PartialToolCall {
-  return (call.cached ??=
-    call.closed === undefined
-      ? { index: call.index, id: call.id ?? null, name: call.name ?? null, arguments: call.arguments, complete: false }
-      : { ...call.closed, complete: true });
+  };
+  // A copy: the tracker goes on appending to its own list.
+  return (choice.snapshot = choice.signatures === undefined ? snapshot : { ...snapshot, reasoningSignatures: [...choice.signatures] });
 }

@@ -51,7 +51,7 @@ export class LineSplitter {
     private readonly onLine: (line: string) => void,
     private readonly maxLineLength: number,
     private readonly tooLong: (line: number) => Error = (line) =>
-      new ProtocolError(`line ${line} is too long: more than ${maxLineLength} characters`, { position: { line } }),
+      new ProtocolError(`line ${line} is too long: more than ${maxLineLength} characters`, { reason: 'too-large', position: { line } }),
   ) {}
 
   /** True while a line has begun and not ended. */

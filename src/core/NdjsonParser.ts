@@ -50,6 +50,7 @@ export class NdjsonParser {
     const errorBody = jsonErrorObject(this.lines.pendingLine);
     if (errorBody !== undefined) throw providerErrorFromBody(errorBody, { position: { line } });
     throw new StreamClosedEarlyError(`the stream ended mid-line: line ${line} has no line end`, {
+      reason: 'mid-line',
       position: { line },
       partial: this.lines.pendingLine,
     });

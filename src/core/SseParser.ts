@@ -92,7 +92,7 @@ export class SseParser {
       (line) =>
         new ProtocolError(
           `line too large: more than ${this.maxEventSize} characters at line ${line} (event ${this.eventCount + 1})`,
-          { position: { line, event: this.eventCount + 1 } },
+          { reason: 'too-large', position: { line, event: this.eventCount + 1 } },
         ),
     );
   }
@@ -116,14 +116,14 @@ export class SseParser {
       if (errorBody !== undefined) throw providerErrorFromBody(errorBody, { position: { line, event: this.eventCount + 1 } });
       throw new StreamClosedEarlyError(
         `the stream ended mid-line: line ${line} (event ${this.eventCount + 1}) has no line end`,
-        { position: { line, event: this.eventCount + 1 }, partial: this.partial() },
+        { reason: 'mid-line', position: { line, event: this.eventCount + 1 }, partial: this.partial() },
       );
     }
     if (this.firstData !== undefined) {
       if (this.requireBlankLineAtEnd) {
         throw new StreamClosedEarlyError(
           `the stream ended inside event ${this.eventCount + 1}: no blank line after line ${this.lines.lineCount}`,
-          { position: { line: this.lines.lineCount, event: this.eventCount + 1 }, partial: this.partial() },
+          { reason: 'no-blank-line', position: { line: this.lines.lineCount, event: this.eventCount + 1 }, partial: this.partial() },
         );
       }
       this.dispatch();
@@ -182,7 +182,7 @@ export class SseParser {
       const line = this.lines.lineCount;
       throw new ProtocolError(
         `event too large: more than ${this.maxEventSize} characters at line ${line} (event ${this.eventCount + 1})`,
-        { position: { line, event: this.eventCount + 1 } },
+        { reason: 'too-large', position: { line, event: this.eventCount + 1 } },
       );
     }
   }

@@ -293,7 +293,7 @@ export function isRecordingText(text: string): boolean {
  */
 export function parseRecording(text: string): StreamRecording {
   const fail = (line: number, what: string): never => {
-    throw new ProtocolError(`recording line ${line}: ${what}`, { position: { line } });
+    throw new ProtocolError(`recording line ${line}: ${what}`, { reason: 'invalid-recording', position: { line } });
   };
   const readJson = (line: number, source: string): Record<string, unknown> => {
     let value: unknown;

@@ -85,6 +85,7 @@ export class Utf8Decoder {
       // so that what arrives before the fault does not depend on where the chunks were cut.
       throw new ProtocolError(`invalid UTF-8 at byte offset ${byteOffset}`, {
         cause,
+        reason: 'invalid-utf8',
         position: { byteOffset },
         partial: this.textBefore(bytes, byteOffset),
       });
@@ -107,7 +108,7 @@ export class Utf8Decoder {
       const start = this.byteCount - Math.max(this.tail().length, 1);
       throw new StreamClosedEarlyError(
         `the bytes ended mid-character: an incomplete UTF-8 sequence starts at byte offset ${start}`,
-        { position: { byteOffset: start } },
+        { reason: 'mid-character', position: { byteOffset: start } },
       );
     }
   }

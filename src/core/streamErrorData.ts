@@ -1,10 +1,15 @@
 import {
+  CLOSED_EARLY_REASONS,
   LlmStreamError,
+  LlmStreamErrorReason,
+  PROTOCOL_REASONS,
+  PROVIDER_REASONS,
   ProtocolError,
   ProviderError,
   StreamClosedEarlyError,
   StreamIdleError,
   StreamPosition,
+  TOOL_ARGUMENTS_REASONS,
   ToolArgumentsError,
   isLlmStreamError,
 } from '../errors.js';
@@ -21,6 +26,8 @@ import { StandardSchemaV1Issue } from '../standardSchema.js';
 export interface StreamErrorData {
   /** The class: `StreamClosedEarlyError`, `ProtocolError`, `ProviderError`, `StreamIdleError`, `ToolArgumentsError`. */
   readonly name: string;
+  /** The error's `reason` code. */
+  readonly reason?: string;
   readonly message: string;
   readonly position?: StreamPosition;
   /** `ProviderError`: the provider's HTTP status, error type and code. */
@@ -54,8 +61,8 @@ const UNNAMED_FAILURE = 'the stream failed on the server before its end';
  * @returns Plain data, ready for `JSON.stringify`.
  */
 export function streamErrorData(error: unknown): StreamErrorData {
-  if (!isLlmStreamError(error)) return { name: 'StreamClosedEarlyError', message: UNNAMED_FAILURE };
-  const data: { -readonly [K in keyof StreamErrorData]: StreamErrorData[K] } = { name: error.name, message: error.message };
+  if (!isLlmStreamError(error)) return { name: 'StreamClosedEarlyError', reason: 'transport', message: UNNAMED_FAILURE };
+  const data: { -readonly [K in keyof StreamErrorData]: StreamErrorData[K] } = { name: error.name, reason: error.reason, message: error.message };
   if (error.position !== undefined) data.position = error.position;
   if (error instanceof ProviderError) {
     if (error.status !== undefined) data.status = error.status;
@@ -102,17 +109,22 @@ export function errorFromStreamErrorData(data: unknown): LlmStreamError {
   const message = data['message'];
   const position = isJsonObject(data['position']) ? readPosition(data['position']) : undefined;
   const common = position === undefined ? {} : { position };
+  const reason = data['reason'];
+  /** The reason sent, when it is one of this class's (an older or newer server may send another). */
+  const known = <R extends LlmStreamErrorReason>(reasons: readonly R[]): { reason?: R } =>
+    reasons.includes(reason as R) ? { reason: reason as R } : {};
   switch (name) {
     case 'StreamClosedEarlyError':
-      return new StreamClosedEarlyError(message, common);
+      return new StreamClosedEarlyError(message, { ...common, ...known(CLOSED_EARLY_REASONS) });
     case 'ProtocolError':
-      return new ProtocolError(message, common);
+      return new ProtocolError(message, { ...common, ...known(PROTOCOL_REASONS) });
     case 'StreamIdleError':
       return new StreamIdleError(message, common);
     case 'ProviderError': {
       const code = data['code'];
       return new ProviderError(message, {
         ...common,
+        ...known(PROVIDER_REASONS),
         ...(typeof data['status'] === 'number' ? { status: data['status'] } : {}),
         ...(typeof data['type'] === 'string' ? { type: data['type'] } : {}),
         ...(typeof code === 'string' || typeof code === 'number' ? { code } : {}),
@@ -125,7 +137,7 @@ export function errorFromStreamErrorData(data: unknown): LlmStreamError {
       if (call === undefined || typeof choice !== 'number' || issues === undefined) {
         return new ProtocolError(`the error event's ToolArgumentsError lacks its call, choice or issues: ${message}`);
       }
-      return new ToolArgumentsError(message, { ...common, call, choice, issues });
+      return new ToolArgumentsError(message, { ...common, ...known(TOOL_ARGUMENTS_REASONS), call, choice, issues });
     }
     default:
       return new StreamClosedEarlyError(`${name}: ${message}`, common);

@@ -4,7 +4,8 @@ import { Usage } from '../events.js';
 import { JsonObject, excerpt, isJsonObject, nonEmptyString } from '../internal/json.js';
 import { DialectFactory, dialectFactory } from './Dialect.js';
 import { JsonDialectParser, describeValue, hasError } from './JsonDialectParser.js';
-import { mergeUsage, readOpenAiUsage, readTimings, readPromptProgress } from './usage.js';
+import { mergeUsage } from '../internal/mergeUsage.js';
+import { readOpenAiUsage, readTimings, readPromptProgress } from './usage.js';
 
 const STRICT_FINISH_REASONS = new Set(['stop', 'tool_calls', 'length']);
 

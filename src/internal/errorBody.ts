@@ -44,6 +44,7 @@ export function providerErrorFromBody(body: unknown, context: ErrorBodyContext =
   const { message, type, code } = text === undefined ? errorDetail(body) : { message: text || undefined, type: undefined, code: undefined };
   const what = context.status === undefined ? 'the provider answered with an error instead of a stream' : `the provider answered HTTP ${context.status}`;
   return new ProviderError(`${what}${message === undefined ? '' : `: ${message}`}`, {
+    reason: context.status === undefined ? 'error-body' : 'http-status',
     body,
     ...(context.status === undefined ? {} : { status: context.status }),
     ...(type === undefined ? {} : { type }),

@@ -49,7 +49,8 @@ export function checkedBody(head: ResponseHead, body$: Observable<Uint8Array>, o
     // Subscribed and dropped at once: that cancels the reader (or destroys the Node stream), so the
     // connection closes now instead of holding a body nobody will read.
     body$.subscribe({ error: () => undefined }).unsubscribe();
-    subscriber.error(new ProtocolError(`expected a streamed body (${allowed.join(', ')}), got ${type === '' ? 'no content type' : type}`));
+    const got = type === '' ? 'no content type' : type;
+    subscriber.error(new ProtocolError(`expected a streamed body (${allowed.join(', ')}), got ${got}`, { reason: 'unknown-format' }));
   });
 }
 

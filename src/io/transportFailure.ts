@@ -36,12 +36,12 @@ export function messageOf(error: unknown): string | undefined {
  * Node's `Error: aborted`, a browser's `TypeError: network error`).
  */
 export function transportFailure(cause: unknown, read: BytesRead): StreamClosedEarlyError {
-  return new StreamClosedEarlyError(`the connection failed ${soFar(read)}: ${describeFailure(cause)}`, { cause });
+  return new StreamClosedEarlyError(`the connection failed ${soFar(read)}: ${describeFailure(cause)}`, { reason: 'transport', cause });
 }
 
 /** The error for a Node stream destroyed before its end without an error of its own. */
 export function closedBeforeEnd(read: BytesRead): StreamClosedEarlyError {
-  return new StreamClosedEarlyError(`the stream closed before its end ${soFar(read)}`);
+  return new StreamClosedEarlyError(`the stream closed before its end ${soFar(read)}`, { reason: 'transport' });
 }
 
 /** The error for a body that has been silent for `ms` milliseconds. */

@@ -1,4 +1,4 @@
-import type { CompletionSnapshot } from './events.js';
+import type { CompletionSnapshot } from '../events.js';
 
 /**
  * True when `value` is a `CompletionSnapshot`: what `scanCompletion` emits, and what the operators

@@ -1,0 +1,19 @@
+import { Usage } from '../events.js';
+
+/**
+ * Merges usage reports field by field: a later value replaces an earlier one, a field the later
+ * report lacks keeps its value. Never sums (every provider reports totals, not increments).
+ */
+export function mergeUsage(previous: Usage | null, next: Usage): Usage {
+  if (previous === null) return next;
+  const merged: { -readonly [K in keyof Usage]: Usage[K] } = {
+    promptTokens: next.promptTokens ?? previous.promptTokens,
+    completionTokens: next.completionTokens ?? previous.completionTokens,
+    totalTokens: next.totalTokens ?? previous.totalTokens,
+  };
+  const cached = next.cachedPromptTokens ?? previous.cachedPromptTokens;
+  const reasoning = next.reasoningTokens ?? previous.reasoningTokens;
+  if (cached !== undefined) merged.cachedPromptTokens = cached;
+  if (reasoning !== undefined) merged.reasoningTokens = reasoning;
+  return merged;
+}
