@@ -1,12 +1,7 @@
 import { Observable, from, lastValueFrom, take, toArray } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import {
-  StreamRecording,
-  isCredentialHeader,
-  isRecordingText,
-  parseRecording,
-  serializeRecording,
-} from '../src/core/StreamRecording';
+import { StreamRecording, isCredentialHeader } from '../src/core/StreamRecording';
+import { isRecordingText, parseRecording, serializeRecording } from '../src/core/recordingFile';
 import { replayRecording } from '../src/replayRecording';
 import { decodeUtf8 } from '../src/decodeUtf8';
 import { ProtocolError, ProviderError } from '../src/errors';

@@ -12,7 +12,8 @@ import { ChatEvent, Completion, JsonValue, ToolCall, ToolCallEvent } from '../sr
 import { finalizeCompletion } from '../src/finalizeCompletion';
 import { groupToolCallsByIndex } from '../src/groupToolCallsByIndex';
 import { sseFrames } from '../src/sseFrames';
-import { ToolValidator, validateToolCalls } from '../src/validateToolCalls';
+import { ToolValidator } from '../src/core/checkToolCall';
+import { validateToolCalls } from '../src/validateToolCalls';
 import { chunksOf } from './support/chunking';
 import { collect, runSync } from './support/collect';
 

@@ -223,7 +223,7 @@ export interface Completion {
   readonly rawFinishReason: string;
   readonly usage: Usage | null;
   readonly timings: Timings | null;
-  /** Tokens generated while the model was reasoning (seed rule: `predicted_n` at the last reasoning chunk). */
+  /** Tokens generated while the model was reasoning (llama.cpp: `timings.predicted_n` at the last reasoning chunk). */
   readonly reasoningTokens: number;
   /** Choice 0's opaque reasoning artifacts for the next turn (only when any came). */
   readonly reasoningSignatures?: readonly string[];

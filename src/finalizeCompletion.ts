@@ -16,7 +16,7 @@ import { foldCompletion } from './foldCompletion.js';
 export interface FinalizeCompletionOptions {
   /**
    * When the stream carried no usage, fill `usage` with an estimate from the text (see
-   * {@link estimateTokenUsage}), marked `estimated: true`; also in the `partial` of an error. Usage
+   * `estimateTokenUsage`), marked `estimated: true`; also in the `partial` of an error. Usage
    * that did arrive, even in part, is never replaced. Default `false`: `usage` stays `null`.
    */
   readonly estimateUsage?: boolean;

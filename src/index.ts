@@ -47,16 +47,9 @@ export { resumeFrames, isFinalFrame } from './resumeFrames.js';
 export type { ResumeFramesOptions } from './resumeFrames.js';
 export { recordStream } from './recordStream.js';
 export type { RecordStreamOptions } from './recordStream.js';
-export {
-  StreamRecording,
-  serializeRecording,
-  parseRecording,
-  isRecordingText,
-  isCredentialHeader,
-  RECORDING_FORMAT,
-  RECORDING_VERSION,
-} from './core/StreamRecording.js';
-export type { RecordedChunk, StreamRecordingInit } from './core/StreamRecording.js';
+export { StreamRecording, isCredentialHeader } from './core/StreamRecording.js';
+export { serializeRecording, parseRecording, isRecordingText, RECORDING_FORMAT, RECORDING_VERSION } from './core/recordingFile.js';
+export type { RecordedChunk, StreamRecordingInit } from './core/recordingFile.js';
 export { replayRecording } from './replayRecording.js';
 export type { ReplayRecordingOptions } from './replayRecording.js';
 export type { IdleTimeoutOptions } from './idleTimeout.js';
@@ -81,7 +74,8 @@ export type { UsageEstimateSource } from './core/estimateTokenUsage.js';
 export { scanCompletion } from './scanCompletion.js';
 export type { ScanCompletionOptions } from './scanCompletion.js';
 export { validateToolCalls } from './validateToolCalls.js';
-export type { ToolValidator, ToolArgumentsPredicate, ValidateToolCallsOptions } from './validateToolCalls.js';
+export type { ValidateToolCallsOptions } from './validateToolCalls.js';
+export type { ToolValidator, ToolArgumentsPredicate } from './core/checkToolCall.js';
 export { isStandardSchema } from './standardSchema.js';
 export type {
   StandardSchemaV1,
@@ -106,6 +100,7 @@ export { LlamaCppCompletionParser, llamacppCompletion } from './dialects/llamacp
 export { TypedEventsParser, typedEvents } from './dialects/typedEvents.js';
 export { ChatEventsParser, chatEvents } from './dialects/chatEvents.js';
 export { dialectFactory } from './dialects/Dialect.js';
+export { JsonDialectParser } from './dialects/JsonDialectParser.js';
 export type { DialectParser, DialectFactory, DialectOptions } from './dialects/Dialect.js';
 
 export type {

@@ -1,5 +1,6 @@
 import { Observable, SchedulerAction, SchedulerLike, asyncScheduler } from 'rxjs';
-import { RecordedChunk, StreamRecording } from './core/StreamRecording.js';
+import { StreamRecording } from './core/StreamRecording.js';
+import { RecordedChunk } from './core/recordingFile.js';
 import { ResponseCheckOptions, checkedBody } from './io/checkedBody.js';
 
 /** Options of {@link replayRecording}. */

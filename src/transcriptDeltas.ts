@@ -33,7 +33,8 @@ export interface TranscriptDeltasOptions {
  * with what was published as `partial`: Angular's `HttpErrorResponse` with an error status is a
  * `ProviderError` carrying the status and the provider's error body; any other failure (status 0:
  * a reset connection, a network error) is a `StreamClosedEarlyError` whose `cause` is the source's
- * error. The operators after `assembleChunks` then put the completion so far in the `partial`.
+ * error. The trackers after `assembleChunks` (`finalizeCompletion`, `scanCompletion`) then put the
+ * completion so far in the `partial`.
  *
  * Intuition: `pairwise` and `slice`, minus the half characters.
  *

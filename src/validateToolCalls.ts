@@ -1,37 +1,11 @@
 import { MonoTypeOperatorFunction, Observable } from 'rxjs';
 import { CompletionTracker } from './core/CompletionTracker.js';
+import { ToolCallCheck, ToolValidator, checkCall } from './core/checkToolCall.js';
+import { checkCompletion, checkEvent } from './core/checkToolCalls.js';
 import { isCompletionSnapshot } from './core/isCompletionSnapshot.js';
-import { LlmStreamError, ToolArgumentsError } from './errors.js';
-import { ChatEvent, Completion, CompletionChoice, JsonValue, ToolCall } from './events.js';
+import { LlmStreamError } from './errors.js';
+import { ChatEvent, Completion } from './events.js';
 import { subscribeLinked } from './internal/subscribeLinked.js';
-import { StandardSchemaV1, StandardSchemaV1Issue, StandardSchemaV1Result, isStandardSchema } from './standardSchema.js';
-
-/**
- * A check written by hand: `true` lets the arguments through, anything else refuses them. May
- * answer through a promise.
- *
- * @example
- * ```ts
- * import type { ToolArgumentsPredicate } from 'rxjs-llm-stream';
- *
- * const hasQuery: ToolArgumentsPredicate = (args) =>
- *   typeof args === 'object' && args !== null && !Array.isArray(args) && typeof args.query === 'string';
- * ```
- */
-export type ToolArgumentsPredicate = (args: JsonValue) => boolean | PromiseLike<boolean>;
-
-/**
- * How one tool's arguments are checked: a Standard Schema (zod, valibot, ArkType, ...) or a predicate.
- *
- * @example
- * ```ts
- * import * as v from 'valibot';
- * import type { ToolValidator } from 'rxjs-llm-stream';
- *
- * const tools: Record<string, ToolValidator> = { get_time: v.object({ tz: v.string() }), ping: () => true };
- * ```
- */
-export type ToolValidator = StandardSchemaV1 | ToolArgumentsPredicate;
 
 /**
  * Options of {@link validateToolCalls}.
@@ -51,11 +25,6 @@ export interface ValidateToolCallsOptions {
    */
   readonly allowUnknownTools?: boolean;
 }
-
-/** The outcome of one check, before it becomes a value or an error. */
-type Verdict =
-  | { readonly passed: true; readonly args: JsonValue }
-  | { readonly passed: false; readonly issues: readonly StandardSchemaV1Issue[]; readonly unknownTool?: true };
 
 /** A value waiting for its own check, or for the checks of values before it, to settle. */
 interface Waiting<T> {
@@ -124,7 +93,7 @@ export function validateToolCalls<T extends ChatEvent | Completion>(
   options: ValidateToolCallsOptions = {},
 ): MonoTypeOperatorFunction<T> {
   const allowUnknownTools = options.allowUnknownTools === true;
-  const check = (call: ToolCall): Verdict | Promise<Verdict> => checkCall(tools, allowUnknownTools, call);
+  const check: ToolCallCheck = (call) => checkCall(tools, allowUnknownTools, call);
   return (source) =>
     new Observable<T>((subscriber) => {
       // What has been passed on, folded, for the `partial` of a refused call over events.
@@ -222,121 +191,4 @@ export function validateToolCalls<T extends ChatEvent | Completion>(
 
 function isChatEvent(value: ChatEvent | Completion): value is ChatEvent {
   return typeof (value as { type?: unknown }).type === 'string';
-}
-
-/** An event as it may go on: the same event, or a `tool-call` whose arguments the schema transformed. */
-function checkEvent(event: ChatEvent, check: (call: ToolCall) => Verdict | Promise<Verdict>): ChatEvent | Promise<ChatEvent> {
-  if (event.type === 'tool-call-delta' && event.call === undefined) {
-    // Without groupToolCallsByIndex in front, no `tool-call` ever comes, and a finalizeCompletion
-    // further on would assemble calls that nothing checked.
-    throw new TypeError('validateToolCalls() over events needs groupToolCallsByIndex() before it: a tool-call-delta arrived without `call`');
-  }
-  if (event.type !== 'tool-call') return event;
-  return settle(check(event.call), (verdict) => {
-    if (!verdict.passed) throw refusal(event.choice, event.call, verdict);
-    return verdict.args === event.call.args ? event : { ...event, call: { ...event.call, args: verdict.args } };
-  });
-}
-
-/** A completion as it may go on, once every call of every choice passed. */
-function checkCompletion(completion: Completion, check: (call: ToolCall) => Verdict | Promise<Verdict>): Completion | Promise<Completion> {
-  // A hand-made completion without choices still has its top-level calls, which are choice 0's.
-  const choices: readonly CompletionChoice[] =
-    completion.choices.length > 0
-      ? completion.choices
-      : [{ index: 0, content: completion.content, reasoning: completion.reasoning, refusal: completion.refusal, toolCalls: completion.toolCalls, finishReason: completion.finishReason, rawFinishReason: completion.rawFinishReason }];
-  const calls = choices.flatMap((choice) => choice.toolCalls.map((call) => ({ choice: choice.index, call })));
-  if (calls.length === 0) return completion;
-  const verdicts = calls.map(({ call }) => check(call));
-  const decide = (settled: readonly Verdict[]): Completion => {
-    // The first refusal in choice and index order is the one reported.
-    for (const [i, verdict] of settled.entries()) {
-      if (verdict.passed) continue;
-      const { choice, call } = calls[i]!;
-      const error = refusal(choice, call, verdict);
-      error.partial = completion;
-      throw error;
-    }
-    let at = 0;
-    const checked = choices.map((choice) => ({
-      ...choice,
-      toolCalls: choice.toolCalls.map((call) => {
-        const verdict = settled[at++]!;
-        return verdict.passed && verdict.args !== call.args ? { ...call, args: verdict.args } : call;
-      }),
-    }));
-    return { ...completion, toolCalls: checked[0]!.toolCalls, ...(completion.choices.length > 0 ? { choices: checked } : {}) };
-  };
-  if (!verdicts.some((verdict) => verdict instanceof Promise)) return decide(verdicts as Verdict[]);
-  // Run concurrently, read in order: awaiting one after another means the first refusal or throw
-  // in call order is the one reported, whichever settles first. Each promise already has handlers,
-  // so one left unread after an earlier refusal is not an unhandled rejection.
-  const outcomes = verdicts.map((verdict) =>
-    Promise.resolve(verdict).then(
-      (value) => ({ value }),
-      (error: unknown) => ({ error }),
-    ),
-  );
-  return (async () => {
-    const settled: Verdict[] = [];
-    for (const outcome of outcomes) {
-      const result = await outcome;
-      if ('error' in result) throw result.error;
-      settled.push(result.value);
-    }
-    return decide(settled);
-  })();
-}
-
-function checkCall(tools: Readonly<Record<string, ToolValidator>>, allowUnknownTools: boolean, call: ToolCall): Verdict | Promise<Verdict> {
-  // Own properties only: a model that calls "constructor" or "toString" must not reach
-  // Object.prototype's functions and have them taken for predicates.
-  if (!Object.hasOwn(tools, call.name)) {
-    if (allowUnknownTools) return { passed: true, args: call.args };
-    return { passed: false, unknownTool: true, issues: [{ message: `no tool named ${JSON.stringify(call.name)} was declared` }] };
-  }
-  const validator = tools[call.name];
-  // Checked first: a schema may itself be a function (ArkType's are).
-  if (isStandardSchema(validator)) {
-    return settle(validator['~standard'].validate(call.args), (result: StandardSchemaV1Result<unknown>): Verdict =>
-      result.issues !== undefined ? { passed: false, issues: result.issues } : { passed: true, args: result.value as JsonValue },
-    );
-  }
-  if (typeof validator !== 'function') {
-    throw new TypeError(`the validator of tool ${JSON.stringify(call.name)} is neither a Standard Schema nor a function`);
-  }
-  return settle(validator(call.args), (answer): Verdict =>
-    // Only `true`: a truthy value that is not (an object, a forgotten `await`) refuses.
-    answer === true ? { passed: true, args: call.args } : { passed: false, issues: [{ message: `the predicate of tool ${JSON.stringify(call.name)} refused these arguments` }] },
-  );
-}
-
-/** Applies `then` now to a plain value, or when a promise (or thenable) settles. */
-function settle<V, R>(value: V | PromiseLike<V>, then: (value: V) => R): R | Promise<R> {
-  if (isThenable(value)) return Promise.resolve(value).then(then);
-  return then(value);
-}
-
-function isThenable<V>(value: V | PromiseLike<V>): value is PromiseLike<V> {
-  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
-}
-
-function refusal(choice: number, call: ToolCall, verdict: Extract<Verdict, { passed: false }>): ToolArgumentsError {
-  const which = `tool call ${call.index} of choice ${choice} (${call.name}, ${call.id})`;
-  return new ToolArgumentsError(`the arguments of ${which} were refused: ${describeIssues(verdict.issues)}`, {
-    reason: verdict.unknownTool === true ? 'unknown-tool' : 'invalid-arguments',
-    call,
-    choice,
-    issues: verdict.issues,
-  });
-}
-
-/** The first few issues, with their paths, for a message that does not grow with the input. */
-function describeIssues(issues: readonly StandardSchemaV1Issue[]): string {
-  const shown = issues.slice(0, 3).map((issue) => {
-    const path = (issue.path ?? []).map((segment) => String(typeof segment === 'object' && segment !== null ? segment.key : segment)).join('.');
-    return path === '' ? issue.message : `${path}: ${issue.message}`;
-  });
-  if (issues.length > 3) shown.push(`and ${issues.length - 3} more`);
-  return shown.length === 0 ? 'no issue given' : shown.join('; ');
 }

@@ -7,9 +7,10 @@ import { DialectOptions } from '../../src/dialects/Dialect';
 import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors';
 import { ChatEvent, Completion } from '../../src/events';
 import { assembleBytes, assembleText, readBytes, marbleFile } from '../support/dialect';
+import { exampleStreamSuite } from '../support/dialectSuite';
 import { frame, readDialect } from '../support/frames';
 
-// The example stream of the dialect notes, copied byte for byte into marbles/.
+// The example stream of this dialect, byte for byte (marbles/README.md says where it came from).
 const EXAMPLE = marbleFile('dialects/anthropic-messages.sse');
 // The recording as rebuilt in marbles/ (with event names); its data lines are the recorded payloads.
 const JSON_TOOL_RECORDING = marbleFile('real/anthropic-json-tool.2.sse');
@@ -88,52 +89,58 @@ const EXAMPLE_COMPLETION: Completion = {
   ],
 };
 
+/** The first fragment of a get_weather call, and the next ones, as the example stream has them. */
+const call = (index: number, id: string): ChatEvent => ({
+  type: 'tool-call-delta',
+  choice: 0,
+  index,
+  id,
+  name: 'get_weather',
+  arguments: '',
+});
+const args = (index: number, text: string): ChatEvent => ({ type: 'tool-call-delta', choice: 0, index, arguments: text });
+
+/** The example stream's events, read off the file by hand. */
+const EXAMPLE_EVENTS: ChatEvent[] = [
+  { type: 'start', id: 'msg_01HCd8Wq3kZr5vTn7yPbX2aL', model: 'claude-sonnet-4-5-20250929' },
+  { type: 'usage', usage: { promptTokens: 472, completionTokens: 3, totalTokens: 475, cachedPromptTokens: 0 } },
+  { type: 'reasoning', choice: 0, text: 'The user wants the current' },
+  { type: 'reasoning', choice: 0, text: ' weather in Paris and Tokyo.' },
+  { type: 'reasoning', choice: 0, text: " I'll call get_weather once per city." },
+  { type: 'reasoning-signature', choice: 0, signature: SIGNATURE },
+  { type: 'content', choice: 0, text: 'Let me' },
+  { type: 'content', choice: 0, text: ' check both' },
+  { type: 'content', choice: 0, text: ' cities.' },
+  call(0, 'toolu_01T1x1fJ34qAmk2tNTrN7Up6'),
+  args(0, ''),
+  args(0, '{"city": "Par'),
+  args(0, 'is", "unit": "celsius"}'),
+  { type: 'tool-call-end', choice: 0, index: 0 },
+  call(1, 'toolu_01VgQ7rB2sLx9mKd4pNc8ZyE'),
+  args(1, ''),
+  args(1, '{"city": "Tokyo", '),
+  args(1, '"unit": "celsius"}'),
+  { type: 'tool-call-end', choice: 0, index: 1 },
+  { type: 'finish', choice: 0, reason: 'tool_calls', raw: 'tool_use' },
+  { type: 'usage', usage: { promptTokens: 472, completionTokens: 161, totalTokens: 633, cachedPromptTokens: 0 } },
+  { type: 'done' },
+];
+
 describe('anthropic', () => {
-  describe('the example stream (dialect-examples/anthropic-messages.sse)', () => {
-    const bytes = readBytes(EXAMPLE);
-
-    it('maps to these events, in this order', () => {
-      const call = (index: number, id: string): ChatEvent => ({ type: 'tool-call-delta', choice: 0, index, id, name: 'get_weather', arguments: '' });
-      const args = (index: number, text: string): ChatEvent => ({ type: 'tool-call-delta', choice: 0, index, arguments: text });
-      expect(assembleBytes(bytes, anthropic).events).toEqual([
-        { type: 'start', id: 'msg_01HCd8Wq3kZr5vTn7yPbX2aL', model: 'claude-sonnet-4-5-20250929' },
-        { type: 'usage', usage: { promptTokens: 472, completionTokens: 3, totalTokens: 475, cachedPromptTokens: 0 } },
-        { type: 'reasoning', choice: 0, text: 'The user wants the current' },
-        { type: 'reasoning', choice: 0, text: ' weather in Paris and Tokyo.' },
-        { type: 'reasoning', choice: 0, text: " I'll call get_weather once per city." },
-        { type: 'reasoning-signature', choice: 0, signature: SIGNATURE },
-        { type: 'content', choice: 0, text: 'Let me' },
-        { type: 'content', choice: 0, text: ' check both' },
-        { type: 'content', choice: 0, text: ' cities.' },
-        call(0, 'toolu_01T1x1fJ34qAmk2tNTrN7Up6'),
-        args(0, ''),
-        args(0, '{"city": "Par'),
-        args(0, 'is", "unit": "celsius"}'),
-        { type: 'tool-call-end', choice: 0, index: 0 },
-        call(1, 'toolu_01VgQ7rB2sLx9mKd4pNc8ZyE'),
-        args(1, ''),
-        args(1, '{"city": "Tokyo", '),
-        args(1, '"unit": "celsius"}'),
-        { type: 'tool-call-end', choice: 0, index: 1 },
-        { type: 'finish', choice: 0, reason: 'tool_calls', raw: 'tool_use' },
-        { type: 'usage', usage: { promptTokens: 472, completionTokens: 161, totalTokens: 633, cachedPromptTokens: 0 } },
-        { type: 'done' },
-      ]);
-    });
-
-    it('assembles to the completion written out by hand, at every chunk size from 1 to 64', () => {
-      for (let size = 1; size <= 64; size++) {
-        const { completion, error } = assembleBytes(bytes, anthropic, { chunkSize: size });
-        expect({ size, error }).toEqual({ size, error: undefined });
-        expect(completion).toEqual(EXAMPLE_COMPLETION);
-      }
-    });
-
-    it('assembles the same with every event: line dropped, as a proxy does', () => {
-      const dataOnly = readFileSync(EXAMPLE, 'utf8').replace(/^event: .*\n/gm, '');
-      expect(dataOnly).not.toContain('event:');
-      expect(assembleText(dataOnly, anthropic).completion).toEqual(EXAMPLE_COMPLETION);
-    });
+  exampleStreamSuite({
+    dialect: anthropic,
+    file: 'dialects/anthropic-messages.sse',
+    framing: 'sse',
+    completion: EXAMPLE_COMPLETION,
+    events: EXAMPLE_EVENTS,
+    auto: true,
+    more: () => {
+      it('assembles the same with every event: line dropped, as a proxy does', () => {
+        const dataOnly = readFileSync(EXAMPLE, 'utf8').replace(/^event: .*\n/gm, '');
+        expect(dataOnly).not.toContain('event:');
+        expect(assembleText(dataOnly, anthropic).completion).toEqual(EXAMPLE_COMPLETION);
+      });
+    },
   });
 
   describe('recorded streams', () => {

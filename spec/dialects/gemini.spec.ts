@@ -7,10 +7,11 @@ import { gemini } from '../../src/dialects/gemini';
 import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors';
 import { ChatEvent, Completion } from '../../src/events';
 import { runSync } from '../support/collect';
-import { assembleBytes, assembleText, readBytes, marbleFile } from '../support/dialect';
+import { assembleText, readBytes, marbleFile } from '../support/dialect';
+import { exampleStreamSuite } from '../support/dialectSuite';
 import { frame, readDialect } from '../support/frames';
 
-// The example stream of the dialect notes, copied byte for byte into marbles/.
+// The example stream of this dialect, byte for byte (marbles/README.md says where it came from).
 const EXAMPLE = marbleFile('dialects/gemini-native.sse');
 
 /** Runs frames through the gemini core; returns the events and the error, if any. */
@@ -33,88 +34,77 @@ const start: ChatEvent = { type: 'start', id: 'r1', model: 'gemini-x' };
 const done: ChatEvent = { type: 'done' };
 const stopped: ChatEvent = { type: 'finish', choice: 0, reason: 'stop', raw: 'STOP' };
 
-const toCrlf = (bytes: Uint8Array): Uint8Array =>
-  new TextEncoder().encode(new TextDecoder().decode(bytes).replace(/\n/g, '\r\n'));
+const SIGNATURE = 'EqUCCqICAb4+9vsh8Pd5taZVoPzSvjWWwzBrvhEQWBLCGa7IdY8FBMm7Z6dCKFU3Ft0la15g';
+const REASONING = "**Planning weather lookups**\n\nI'll call get_weather for Paris and Tokyo.";
+const PARIS = {
+  index: 0,
+  id: 'b36LacjwM668nsEP2tbsgQQ-call-0',
+  name: 'get_weather',
+  arguments: '{"city":"Paris","unit":"celsius"}',
+  args: { city: 'Paris', unit: 'celsius' },
+};
+const TOKYO = {
+  index: 1,
+  id: 'b36LacjwM668nsEP2tbsgQQ-call-1',
+  name: 'get_weather',
+  arguments: '{"city":"Tokyo","unit":"celsius"}',
+  args: { city: 'Tokyo', unit: 'celsius' },
+};
 
-describe('gemini dialect', () => {
-  describe('the example stream (dialect-examples/gemini-native.sse)', () => {
-    const signature = 'EqUCCqICAb4+9vsh8Pd5taZVoPzSvjWWwzBrvhEQWBLCGa7IdY8FBMm7Z6dCKFU3Ft0la15g';
-    const reasoning = "**Planning weather lookups**\n\nI'll call get_weather for Paris and Tokyo.";
-    const paris = {
+/** The example stream's completion, read off the file by hand. */
+const EXAMPLE_COMPLETION: Completion = {
+  id: 'b36LacjwM668nsEP2tbsgQQ',
+  model: 'gemini-3-flash-preview',
+  content: 'Let me check both cities.',
+  reasoning: REASONING,
+  refusal: null,
+  toolCalls: [PARIS, TOKYO],
+  finishReason: 'tool_calls',
+  rawFinishReason: 'STOP',
+  usage: { promptTokens: 58, completionTokens: 41, totalTokens: 187, reasoningTokens: 88 },
+  timings: null,
+  reasoningTokens: 0,
+  reasoningSignatures: [SIGNATURE],
+  choices: [
+    {
       index: 0,
-      id: 'b36LacjwM668nsEP2tbsgQQ-call-0',
-      name: 'get_weather',
-      arguments: '{"city":"Paris","unit":"celsius"}',
-      args: { city: 'Paris', unit: 'celsius' },
-    };
-    const tokyo = {
-      index: 1,
-      id: 'b36LacjwM668nsEP2tbsgQQ-call-1',
-      name: 'get_weather',
-      arguments: '{"city":"Tokyo","unit":"celsius"}',
-      args: { city: 'Tokyo', unit: 'celsius' },
-    };
-    const expected: Completion = {
-      id: 'b36LacjwM668nsEP2tbsgQQ',
-      model: 'gemini-3-flash-preview',
       content: 'Let me check both cities.',
-      reasoning,
+      reasoning: REASONING,
       refusal: null,
-      toolCalls: [paris, tokyo],
+      toolCalls: [PARIS, TOKYO],
       finishReason: 'tool_calls',
       rawFinishReason: 'STOP',
-      usage: { promptTokens: 58, completionTokens: 41, totalTokens: 187, reasoningTokens: 88 },
-      timings: null,
-      reasoningTokens: 0,
-      reasoningSignatures: [signature],
-      choices: [
-        {
-          index: 0,
-          content: 'Let me check both cities.',
-          reasoning,
-          refusal: null,
-          toolCalls: [paris, tokyo],
-          finishReason: 'tool_calls',
-          rawFinishReason: 'STOP',
-          reasoningSignatures: [signature],
-        },
-      ],
-    };
-    const expectedEvents: ChatEvent[] = [
-      { type: 'start', id: 'b36LacjwM668nsEP2tbsgQQ', model: 'gemini-3-flash-preview' },
-      { type: 'reasoning', choice: 0, text: reasoning },
-      { type: 'usage', usage: { promptTokens: 58, completionTokens: null, totalTokens: 146, reasoningTokens: 88 } },
-      { type: 'content', choice: 0, text: 'Let me check both cities.' },
-      { type: 'usage', usage: { promptTokens: 58, completionTokens: 6, totalTokens: 152, reasoningTokens: 88 } },
-      { type: 'tool-call-delta', choice: 0, index: 0, id: paris.id, name: 'get_weather', arguments: paris.arguments },
-      { type: 'tool-call-end', choice: 0, index: 0 },
-      { type: 'reasoning-signature', choice: 0, signature },
-      { type: 'tool-call-delta', choice: 0, index: 1, id: tokyo.id, name: 'get_weather', arguments: tokyo.arguments },
-      { type: 'tool-call-end', choice: 0, index: 1 },
-      { type: 'usage', usage: { promptTokens: 58, completionTokens: 41, totalTokens: 187, reasoningTokens: 88 } },
-      { type: 'finish', choice: 0, reason: 'tool_calls', raw: 'STOP' },
-      { type: 'usage', usage: { promptTokens: 58, completionTokens: 41, totalTokens: 187, reasoningTokens: 88 } },
-      { type: 'done' },
-    ];
+      reasoningSignatures: [SIGNATURE],
+    },
+  ],
+};
 
-    it('assembles to the completion written out by hand, through these events', () => {
-      expect(assembleBytes(readBytes(EXAMPLE), gemini)).toEqual({ events: expectedEvents, completion: expected });
-    });
+/** The example stream's events, read off the file by hand. */
+const EXAMPLE_EVENTS: ChatEvent[] = [
+  { type: 'start', id: 'b36LacjwM668nsEP2tbsgQQ', model: 'gemini-3-flash-preview' },
+  { type: 'reasoning', choice: 0, text: REASONING },
+  { type: 'usage', usage: { promptTokens: 58, completionTokens: null, totalTokens: 146, reasoningTokens: 88 } },
+  { type: 'content', choice: 0, text: 'Let me check both cities.' },
+  { type: 'usage', usage: { promptTokens: 58, completionTokens: 6, totalTokens: 152, reasoningTokens: 88 } },
+  { type: 'tool-call-delta', choice: 0, index: 0, id: PARIS.id, name: 'get_weather', arguments: PARIS.arguments },
+  { type: 'tool-call-end', choice: 0, index: 0 },
+  { type: 'reasoning-signature', choice: 0, signature: SIGNATURE },
+  { type: 'tool-call-delta', choice: 0, index: 1, id: TOKYO.id, name: 'get_weather', arguments: TOKYO.arguments },
+  { type: 'tool-call-end', choice: 0, index: 1 },
+  { type: 'usage', usage: { promptTokens: 58, completionTokens: 41, totalTokens: 187, reasoningTokens: 88 } },
+  { type: 'finish', choice: 0, reason: 'tool_calls', raw: 'STOP' },
+  { type: 'usage', usage: { promptTokens: 58, completionTokens: 41, totalTokens: 187, reasoningTokens: 88 } },
+  { type: 'done' },
+];
 
-    it('assembles identically at every chunk size from 1 to 64 bytes (LF, as the file is)', () => {
-      const bytes = readBytes(EXAMPLE);
-      for (let size = 1; size <= 64; size++) {
-        expect(assembleBytes(bytes, gemini, { chunkSize: size })).toEqual({ events: expectedEvents, completion: expected });
-      }
-    });
-
-    it('assembles identically at every chunk size from 1 to 64 bytes with CRLF line ends, as the real wire has', () => {
-      const bytes = toCrlf(readBytes(EXAMPLE));
-      expect(bytes.length).toBeGreaterThan(readBytes(EXAMPLE).length); // the transform did something
-      for (let size = 1; size <= 64; size++) {
-        expect(assembleBytes(bytes, gemini, { chunkSize: size })).toEqual({ events: expectedEvents, completion: expected });
-      }
-    });
+describe('gemini dialect', () => {
+  exampleStreamSuite({
+    dialect: gemini,
+    file: 'dialects/gemini-native.sse',
+    framing: 'sse',
+    completion: EXAMPLE_COMPLETION,
+    events: EXAMPLE_EVENTS,
+    auto: true,
   });
 
   describe('order of events within one chunk', () => {

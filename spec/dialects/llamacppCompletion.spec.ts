@@ -6,10 +6,11 @@ import { DialectOptions } from '../../src/dialects/Dialect';
 import { llamacppCompletion } from '../../src/dialects/llamacppCompletion';
 import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors';
 import { ChatEvent, Completion } from '../../src/events';
-import { assembleBytes, assembleText, readBytes, marbleFile } from '../support/dialect';
+import { assembleText, marbleFile } from '../support/dialect';
+import { exampleStreamSuite } from '../support/dialectSuite';
 import { frame, readDialect } from '../support/frames';
 
-// The example stream of the dialect notes, copied byte for byte into marbles/.
+// The example stream of this dialect, byte for byte (marbles/README.md says where it came from).
 const EXAMPLE = marbleFile('dialects/llamacpp-completion.sse');
 
 /** Runs frames through the llamacppCompletion core; returns the events and the error, if any. */
@@ -59,44 +60,41 @@ const EXAMPLE_COMPLETION: Completion = {
   ],
 };
 
+/** A content event of the example stream. */
+const contentEvent = (text: string): ChatEvent => ({ type: 'content', choice: 0, text });
+/** The running usage after `predicted` tokens (the prompt is 9). */
+const usageAfter = (predicted: number): ChatEvent => ({
+  type: 'usage',
+  usage: { promptTokens: 9, completionTokens: predicted, totalTokens: 9 + predicted },
+});
+
+/**
+ * The example stream's events, read off the file by hand: per chunk its content then the running
+ * usage; then start (the model comes only on the last chunk), finish, usage, timings, and done last.
+ */
+const EXAMPLE_EVENTS: ChatEvent[] = [
+  contentEvent('Paris'), usageAfter(1),
+  contentEvent(' is'), usageAfter(2),
+  contentEvent(' the'), usageAfter(3),
+  contentEvent(' capital'), usageAfter(4),
+  contentEvent(' of'), usageAfter(5),
+  contentEvent(' France'), usageAfter(6),
+  contentEvent('.'), usageAfter(7),
+  { type: 'start', id: '', model: 'Qwen3-8B-Q4_K_M.gguf' },
+  { type: 'finish', choice: 0, reason: 'stop', raw: 'eos' },
+  usageAfter(8),
+  { type: 'timings', timings: TIMINGS },
+  { type: 'done' },
+];
+
 describe('llamacppCompletion', () => {
-  describe('the example stream (dialect-examples/llamacpp-completion.sse)', () => {
-    const bytes = readBytes(EXAMPLE);
-
-    it('maps to these events, in this order: per chunk content then running usage; start (the model comes only on the last chunk), finish, usage, timings, done last', () => {
-      const content = (text: string): ChatEvent => ({ type: 'content', choice: 0, text });
-      const usage = (predicted: number): ChatEvent => ({
-        type: 'usage',
-        usage: { promptTokens: 9, completionTokens: predicted, totalTokens: 9 + predicted },
-      });
-      expect(assembleBytes(bytes, llamacppCompletion).events).toEqual([
-        content('Paris'), usage(1),
-        content(' is'), usage(2),
-        content(' the'), usage(3),
-        content(' capital'), usage(4),
-        content(' of'), usage(5),
-        content(' France'), usage(6),
-        content('.'), usage(7),
-        { type: 'start', id: '', model: 'Qwen3-8B-Q4_K_M.gguf' },
-        { type: 'finish', choice: 0, reason: 'stop', raw: 'eos' },
-        usage(8),
-        { type: 'timings', timings: TIMINGS },
-        { type: 'done' },
-      ]);
-    });
-
-    it('assembles to the completion written out by hand, at every chunk size from 1 to 64', () => {
-      for (let size = 1; size <= 64; size++) {
-        const { completion, error } = assembleBytes(bytes, llamacppCompletion, { chunkSize: size });
-        expect({ size, error }).toEqual({ size, error: undefined });
-        expect(completion).toEqual(EXAMPLE_COMPLETION);
-      }
-    });
-
-    it('assembles the same with CRLF line endings', () => {
-      const crlf = readFileSync(EXAMPLE, 'utf8').replace(/\n/g, '\r\n');
-      expect(assembleText(crlf, llamacppCompletion, { chunkSize: 3 }).completion).toEqual(EXAMPLE_COMPLETION);
-    });
+  exampleStreamSuite({
+    dialect: llamacppCompletion,
+    file: 'dialects/llamacpp-completion.sse',
+    framing: 'sse',
+    completion: EXAMPLE_COMPLETION,
+    events: EXAMPLE_EVENTS,
+    auto: true,
   });
 
   describe('events', () => {

@@ -7,10 +7,11 @@ import { ollama } from '../../src/dialects/ollama';
 import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors';
 import { ChatEvent, Completion } from '../../src/events';
 import { runSync } from '../support/collect';
-import { assembleBytes, assembleText, readBytes, marbleFile } from '../support/dialect';
+import { assembleText, readBytes, marbleFile } from '../support/dialect';
+import { exampleStreamSuite } from '../support/dialectSuite';
 import { frame, readDialect } from '../support/frames';
 
-// The example stream of the dialect notes, copied byte for byte into marbles/.
+// The example stream of this dialect, byte for byte (marbles/README.md says where it came from).
 const EXAMPLE = marbleFile('dialects/ollama-native.ndjson');
 const NDJSON = { framing: 'ndjson' } as const;
 
@@ -35,81 +36,85 @@ const started = start('qwen3:8b');
 const stopped: ChatEvent = { type: 'finish', choice: 0, reason: 'stop', raw: 'stop' };
 const done: ChatEvent = { type: 'done' };
 
-describe('ollama dialect', () => {
-  describe('the example stream (dialect-examples/ollama-native.ndjson)', () => {
-    const reasoning = "The user wants the current weather in Paris and Tokyo. I'll call get_weather once per city.";
-    const paris = {
+const REASONING = "The user wants the current weather in Paris and Tokyo. I'll call get_weather once per city.";
+const PARIS = {
+  index: 0,
+  id: 'call_k3j9x2ma',
+  name: 'get_weather',
+  arguments: '{"city":"Paris","unit":"celsius"}',
+  args: { city: 'Paris', unit: 'celsius' },
+};
+const TOKYO = {
+  index: 1,
+  id: 'call_p7q1w8zn',
+  name: 'get_weather',
+  arguments: '{"city":"Tokyo","unit":"celsius"}',
+  args: { city: 'Tokyo', unit: 'celsius' },
+};
+
+/** The example stream's completion, read off the file by hand. */
+const EXAMPLE_COMPLETION: Completion = {
+  id: '',
+  model: 'qwen3:8b',
+  content: 'Let me check both cities.',
+  reasoning: REASONING,
+  refusal: null,
+  toolCalls: [PARIS, TOKYO],
+  finishReason: 'tool_calls',
+  rawFinishReason: 'stop',
+  usage: { promptTokens: 187, completionTokens: 96, totalTokens: 283 },
+  timings: null,
+  reasoningTokens: 0,
+  choices: [
+    {
       index: 0,
-      id: 'call_k3j9x2ma',
-      name: 'get_weather',
-      arguments: '{"city":"Paris","unit":"celsius"}',
-      args: { city: 'Paris', unit: 'celsius' },
-    };
-    const tokyo = {
-      index: 1,
-      id: 'call_p7q1w8zn',
-      name: 'get_weather',
-      arguments: '{"city":"Tokyo","unit":"celsius"}',
-      args: { city: 'Tokyo', unit: 'celsius' },
-    };
-    const expected: Completion = {
-      id: '',
-      model: 'qwen3:8b',
       content: 'Let me check both cities.',
-      reasoning,
+      reasoning: REASONING,
       refusal: null,
-      toolCalls: [paris, tokyo],
+      toolCalls: [PARIS, TOKYO],
       finishReason: 'tool_calls',
       rawFinishReason: 'stop',
-      usage: { promptTokens: 187, completionTokens: 96, totalTokens: 283 },
-      timings: null,
-      reasoningTokens: 0,
-      choices: [
-        {
-          index: 0,
-          content: 'Let me check both cities.',
-          reasoning,
-          refusal: null,
-          toolCalls: [paris, tokyo],
-          finishReason: 'tool_calls',
-          rawFinishReason: 'stop',
-        },
-      ],
-    };
-    const expectedEvents: ChatEvent[] = [
-      { type: 'start', id: '', model: 'qwen3:8b' },
-      { type: 'reasoning', choice: 0, text: 'The user wants the current' },
-      { type: 'reasoning', choice: 0, text: ' weather in Paris and Tokyo.' },
-      { type: 'reasoning', choice: 0, text: " I'll call get_weather once per city." },
-      { type: 'content', choice: 0, text: 'Let me' },
-      { type: 'content', choice: 0, text: ' check both' },
-      { type: 'content', choice: 0, text: ' cities.' },
-      { type: 'tool-call-delta', choice: 0, index: 0, id: 'call_k3j9x2ma', name: 'get_weather', arguments: paris.arguments },
-      { type: 'tool-call-end', choice: 0, index: 0 },
-      { type: 'tool-call-delta', choice: 0, index: 1, id: 'call_p7q1w8zn', name: 'get_weather', arguments: tokyo.arguments },
-      { type: 'tool-call-end', choice: 0, index: 1 },
-      { type: 'finish', choice: 0, reason: 'tool_calls', raw: 'stop' },
-      { type: 'usage', usage: { promptTokens: 187, completionTokens: 96, totalTokens: 283 } },
-      { type: 'done' },
-    ];
+    },
+  ],
+};
 
-    it('assembles to the completion written out by hand, through these events', () => {
-      expect(assembleBytes(readBytes(EXAMPLE), ollama, NDJSON)).toEqual({ events: expectedEvents, completion: expected });
-    });
+/** The example stream's events, read off the file by hand. */
+const EXAMPLE_EVENTS: ChatEvent[] = [
+  { type: 'start', id: '', model: 'qwen3:8b' },
+  { type: 'reasoning', choice: 0, text: 'The user wants the current' },
+  { type: 'reasoning', choice: 0, text: ' weather in Paris and Tokyo.' },
+  { type: 'reasoning', choice: 0, text: " I'll call get_weather once per city." },
+  { type: 'content', choice: 0, text: 'Let me' },
+  { type: 'content', choice: 0, text: ' check both' },
+  { type: 'content', choice: 0, text: ' cities.' },
+  { type: 'tool-call-delta', choice: 0, index: 0, id: 'call_k3j9x2ma', name: 'get_weather', arguments: PARIS.arguments },
+  { type: 'tool-call-end', choice: 0, index: 0 },
+  { type: 'tool-call-delta', choice: 0, index: 1, id: 'call_p7q1w8zn', name: 'get_weather', arguments: TOKYO.arguments },
+  { type: 'tool-call-end', choice: 0, index: 1 },
+  { type: 'finish', choice: 0, reason: 'tool_calls', raw: 'stop' },
+  { type: 'usage', usage: { promptTokens: 187, completionTokens: 96, totalTokens: 283 } },
+  { type: 'done' },
+];
 
-    it('assembles identically at every chunk size from 1 to 64 bytes', () => {
-      const bytes = readBytes(EXAMPLE);
-      for (let size = 1; size <= 64; size++) {
-        expect(assembleBytes(bytes, ollama, { ...NDJSON, chunkSize: size })).toEqual({ events: expectedEvents, completion: expected });
-      }
-    });
-
-    it('assembles identically with CRLF line ends and blank lines between objects', () => {
-      const text = new TextDecoder().decode(readBytes(EXAMPLE)).replace(/\n/g, '\r\n\r\n');
-      for (const size of [1, 7, 64]) {
-        expect(assembleText(text, ollama, { ...NDJSON, chunkSize: size })).toEqual({ events: expectedEvents, completion: expected });
-      }
-    });
+describe('ollama dialect', () => {
+  exampleStreamSuite({
+    dialect: ollama,
+    file: 'dialects/ollama-native.ndjson',
+    framing: 'ndjson',
+    completion: EXAMPLE_COMPLETION,
+    events: EXAMPLE_EVENTS,
+    auto: true,
+    more: () => {
+      it('assembles identically with CRLF line ends and blank lines between objects', () => {
+        const text = new TextDecoder().decode(readBytes(EXAMPLE)).replace(/\n/g, '\r\n\r\n');
+        for (const size of [1, 7, 64]) {
+          expect(assembleText(text, ollama, { ...NDJSON, chunkSize: size })).toEqual({
+            events: EXAMPLE_EVENTS,
+            completion: EXAMPLE_COMPLETION,
+          });
+        }
+      });
+    },
   });
 
   describe('/api/generate', () => {

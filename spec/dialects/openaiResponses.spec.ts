@@ -9,9 +9,10 @@ import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/
 import { ChatEvent, Completion } from '../../src/events';
 import { runSync } from '../support/collect';
 import { assembleBytes, assembleText, marbleFile } from '../support/dialect';
+import { exampleStreamSuite } from '../support/dialectSuite';
 import { frame } from '../support/frames';
 
-// The example stream of the dialect notes, copied byte for byte into marbles/.
+// The example stream of this dialect, byte for byte (marbles/README.md says where it came from).
 const EXAMPLE = marbleFile('dialects/openai-responses.sse');
 
 const RESP = 'resp_0a1b2c3d4e5f67890a1b2c3d4e5f67890a1b2c3d4e5f6789';
@@ -159,7 +160,7 @@ const INTERLEAVED = numbered([
   completed({ input_tokens: 10, output_tokens: 20, total_tokens: 30 }),
 ]);
 
-/** The nested `error` then `response.failed` stream of the dialect notes (section 2), built by hand. */
+/** A nested `error` event then `response.failed`, as the Responses API sends a failure, built by hand. */
 const QUOTA_MESSAGE = 'You exceeded your current quota, please check your plan and billing details.';
 const QUOTA_STREAM =
   'event: response.created\n' +
@@ -172,41 +173,26 @@ const QUOTA_STREAM =
   `data: {"type":"response.failed","sequence_number":3,"response":{"id":"resp_err","object":"response","status":"failed","error":{"code":"insufficient_quota","message":"${QUOTA_MESSAGE}"},"output":[],"usage":null}}\n\n`;
 
 describe('openai-responses dialect', () => {
-  describe('the example stream', () => {
-    const bytes = new Uint8Array(readFileSync(EXAMPLE));
+  exampleStreamSuite({
+    dialect: openaiResponses,
+    file: 'dialects/openai-responses.sse',
+    framing: 'sse',
+    completion: EXAMPLE_COMPLETION,
+    events: EXAMPLE_EVENTS,
+    auto: true,
+    more: () => {
+      it('dispatches on data.type, so a proxy that drops the event: lines loses nothing', () => {
+        const text = readFileSync(EXAMPLE, 'utf8');
+        const dataOnly = text.replace(/^event: .*\n/gm, '');
+        expect(dataOnly).not.toContain('event:');
+        expect(assembleText(dataOnly, openaiResponses)).toEqual({ events: EXAMPLE_EVENTS, completion: EXAMPLE_COMPLETION });
+      });
 
-    it('assembles to the completion read off the file by hand', () => {
-      const result = assembleBytes(bytes, openaiResponses);
-      expect(result.error).toBeUndefined();
-      expect(result.completion).toEqual(EXAMPLE_COMPLETION);
-    });
-
-    it('emits the events read off the file by hand', () => {
-      expect(assembleBytes(bytes, openaiResponses).events).toEqual(EXAMPLE_EVENTS);
-    });
-
-    it('gives the same events and completion at every chunk size from 1 to 64', () => {
-      for (let chunkSize = 1; chunkSize <= 64; chunkSize++) {
-        const result = assembleBytes(bytes, openaiResponses, { chunkSize });
-        expect({ chunkSize, ...result }).toEqual({ chunkSize, events: EXAMPLE_EVENTS, completion: EXAMPLE_COMPLETION });
-      }
-    });
-
-    it('dispatches on data.type, so a proxy that drops the event: lines loses nothing', () => {
-      const text = readFileSync(EXAMPLE, 'utf8');
-      const dataOnly = text.replace(/^event: .*\n/gm, '');
-      expect(dataOnly).not.toContain('event:');
-      expect(assembleText(dataOnly, openaiResponses)).toEqual({ events: EXAMPLE_EVENTS, completion: EXAMPLE_COMPLETION });
-    });
-
-    it('assembles the same through CRLF line ends', () => {
-      const text = readFileSync(EXAMPLE, 'utf8').replace(/\n/g, '\r\n');
-      expect(assembleText(text, openaiResponses, { chunkSize: 7 }).completion).toEqual(EXAMPLE_COMPLETION);
-    });
-
-    it('passes under strict (types present, sequence numbers 0, 1, 2, ...)', () => {
-      expect(assembleBytes(bytes, openaiResponses, { dialect: { strict: true } }).completion).toEqual(EXAMPLE_COMPLETION);
-    });
+      it('passes under strict (types present, sequence numbers 0, 1, 2, ...)', () => {
+        const bytes = new Uint8Array(readFileSync(EXAMPLE));
+        expect(assembleBytes(bytes, openaiResponses, { dialect: { strict: true } }).completion).toEqual(EXAMPLE_COMPLETION);
+      });
+    },
   });
 
   describe('event order', () => {

@@ -4,8 +4,9 @@ import { SseFrame } from '../../src/core/SseParser';
 import { DialectOptions } from '../../src/dialects/Dialect';
 import { typedEvents } from '../../src/dialects/typedEvents';
 import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors';
-import { Completion } from '../../src/events';
-import { assembleBytes, assembleText } from '../support/dialect';
+import { ChatEvent, Completion } from '../../src/events';
+import { assembleBytes, assembleText, marbleFile, readBytes } from '../support/dialect';
+import { exampleStreamSuite } from '../support/dialectSuite';
 import { frame, readDialect } from '../support/frames';
 
 /** Runs frames through the typedEvents core; returns the events and the error, if any. */
@@ -18,11 +19,11 @@ const delta = (index: number, args: unknown) => frame({ type: 'tool_call_delta',
 const stop = (index: number) => frame({ type: 'tool_call_end', index });
 
 /**
- * Seed 004's test stream, written out as Python's `json.dumps(obj, ensure_ascii=False)` prints it
+ * The typed-event format's reference test stream, written out as Python's `json.dumps(obj, ensure_ascii=False)` prints it
  * (", " and ": " separators, the non-ASCII characters as they are), each event followed by CRLF CRLF,
  * after a keep-alive comment, and ended by `event: done` with `data: [DONE]`.
  */
-const SEED_STREAM =
+const REFERENCE_STREAM =
   ': keep-alive\n\n' +
   'data: {"type": "text", "delta": "Café ☕ "}\r\n\r\n' +
   'data: {"type": "tool_call_start", "index": 0, "id": "c1", "name": "search"}\r\n\r\n' +
@@ -34,12 +35,12 @@ const SEED_STREAM =
   'data: {"type": "tool_call_delta", "index": 1, "args": " \\"Paris\\"}"}\r\n\r\n' +
   'data: {"type": "tool_call_end", "index": 1}\r\n\r\n' +
   'event: done\ndata: [DONE]\n\n';
-const SEED_BYTES = new TextEncoder().encode(SEED_STREAM);
+const REFERENCE_BYTES = new TextEncoder().encode(REFERENCE_STREAM);
 
 const SEARCH = { index: 0, id: 'c1', name: 'search', arguments: '{"q": "crème brûlée", "k": 3}', args: { q: 'crème brûlée', k: 3 } };
 const WEATHER = { index: 1, id: 'c2', name: 'weather', arguments: '{"city": "Paris"}', args: { city: 'Paris' } };
 
-const SEED_COMPLETION: Completion = {
+const REFERENCE_COMPLETION: Completion = {
   id: '',
   model: null,
   content: 'Café ☕ ',
@@ -64,52 +65,54 @@ const SEED_COMPLETION: Completion = {
   ],
 };
 
+/** The reference stream's events, written out by hand. */
+const REFERENCE_EVENTS: ChatEvent[] = [
+  { type: 'content', choice: 0, text: 'Café ☕ ' },
+  { type: 'tool-call-delta', choice: 0, index: 0, id: 'c1', name: 'search', arguments: '' },
+  { type: 'tool-call-delta', choice: 0, index: 1, id: 'c2', name: 'weather', arguments: '' },
+  { type: 'tool-call-delta', choice: 0, index: 0, arguments: '{"q": "crè' },
+  { type: 'tool-call-delta', choice: 0, index: 1, arguments: '{"city":' },
+  { type: 'tool-call-delta', choice: 0, index: 0, arguments: 'me brûlée", "k": 3}' },
+  { type: 'tool-call-end', choice: 0, index: 0 },
+  { type: 'tool-call-delta', choice: 0, index: 1, arguments: ' "Paris"}' },
+  { type: 'tool-call-end', choice: 0, index: 1 },
+  { type: 'finish', choice: 0, reason: 'tool_calls', raw: 'tool_calls' },
+  { type: 'done' },
+];
+
 describe('typedEvents', () => {
-  describe("seed 004's stream", () => {
-    it('assembles to the text and the two parsed calls', () => {
-      expect(assembleBytes(SEED_BYTES, typedEvents)).toEqual({
-        events: [
-          { type: 'content', choice: 0, text: 'Café ☕ ' },
-          { type: 'tool-call-delta', choice: 0, index: 0, id: 'c1', name: 'search', arguments: '' },
-          { type: 'tool-call-delta', choice: 0, index: 1, id: 'c2', name: 'weather', arguments: '' },
-          { type: 'tool-call-delta', choice: 0, index: 0, arguments: '{"q": "crè' },
-          { type: 'tool-call-delta', choice: 0, index: 1, arguments: '{"city":' },
-          { type: 'tool-call-delta', choice: 0, index: 0, arguments: 'me brûlée", "k": 3}' },
-          { type: 'tool-call-end', choice: 0, index: 0 },
-          { type: 'tool-call-delta', choice: 0, index: 1, arguments: ' "Paris"}' },
-          { type: 'tool-call-end', choice: 0, index: 1 },
-          { type: 'finish', choice: 0, reason: 'tool_calls', raw: 'tool_calls' },
-          { type: 'done' },
-        ],
-        completion: SEED_COMPLETION,
+  // The recording in marbles/ is the reference stream: the shared suite reads it there, the tests below
+  // cut the copy written out above.
+  exampleStreamSuite({
+    dialect: typedEvents,
+    file: 'dialects/typed-events.sse',
+    framing: 'sse',
+    completion: REFERENCE_COMPLETION,
+    events: REFERENCE_EVENTS,
+    auto: true,
+    more: () => {
+      it('is the reference stream, byte for byte', () => {
+        expect(readBytes(marbleFile('dialects/typed-events.sse'))).toEqual(REFERENCE_BYTES);
       });
-    });
 
-    it('gives the same completion at every chunk size from 1 to 7 (the seed test) and on to 64', () => {
-      for (let size = 1; size <= 64; size++) {
-        const { completion, error } = assembleBytes(SEED_BYTES, typedEvents, { chunkSize: size });
-        expect({ size, error }).toEqual({ size, error: undefined });
-        expect(completion).toEqual(SEED_COMPLETION);
-      }
-    });
-
-    it('cut before the first tool_call_end, fails with StreamClosedEarlyError holding what arrived, at every chunk size', () => {
-      const cut = SEED_BYTES.subarray(0, Buffer.from(SEED_BYTES).indexOf('tool_call_end'));
-      for (let size = 1; size <= 7; size++) {
-        const { error } = assembleBytes(cut, typedEvents, { chunkSize: size });
-        expect(error).toBeInstanceOf(StreamClosedEarlyError);
-        expect(error).toMatchObject({
-          partial: {
-            content: 'Café ☕ ',
-            finishReason: null,
-            toolCalls: [
-              { index: 0, id: 'c1', name: 'search', arguments: '{"q": "crème brûlée", "k": 3}', complete: false },
-              { index: 1, id: 'c2', name: 'weather', arguments: '{"city":', complete: false },
-            ],
-          },
-        });
-      }
-    });
+      it('cut before the first tool_call_end, fails with StreamClosedEarlyError holding what arrived, at every chunk size', () => {
+        const cut = REFERENCE_BYTES.subarray(0, Buffer.from(REFERENCE_BYTES).indexOf('tool_call_end'));
+        for (let size = 1; size <= 7; size++) {
+          const { error } = assembleBytes(cut, typedEvents, { chunkSize: size });
+          expect(error).toBeInstanceOf(StreamClosedEarlyError);
+          expect(error).toMatchObject({
+            partial: {
+              content: 'Café ☕ ',
+              finishReason: null,
+              toolCalls: [
+                { index: 0, id: 'c1', name: 'search', arguments: '{"q": "crème brûlée", "k": 3}', complete: false },
+                { index: 1, id: 'c2', name: 'weather', arguments: '{"city":', complete: false },
+              ],
+            },
+          });
+        }
+      });
+    },
   });
 
   describe('events', () => {

@@ -15,6 +15,9 @@ export function chunk(delta: Record<string, unknown>, extra: Record<string, unkn
   return { id: 'chatcmpl-1', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta, finish_reason: finish }], ...extra };
 }
 
+/** The start event of a stream of `chunk`s (their id and model). */
+export const CHUNK_START: ChatEvent = { type: 'start', id: 'chatcmpl-1', model: 'm' };
+
 /** Runs frames through a dialect's core; returns the events and the error, if any. */
 export function readDialect(
   factory: DialectFactory,

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { EMPTY, Observable } from 'rxjs';
-import { StreamRecording, serializeRecording } from '../core/StreamRecording.js';
+import { StreamRecording } from '../core/StreamRecording.js';
+import { serializeRecording } from '../core/recordingFile.js';
 import { checkedBody } from '../io/checkedBody.js';
 import { chunkReading } from '../io/fromReadableStream.js';
 import { webChunks } from '../io/readChunks.js';

@@ -2,7 +2,8 @@ import { Observable, SchedulerLike, concatMap, delay, from, of, tap, lastValueFr
 import { assembleChunks } from '../assembleChunks.js';
 
 import { SseFrame } from '../core/SseParser.js';
-import { StreamRecording, isRecordingText, parseRecording } from '../core/StreamRecording.js';
+import { StreamRecording } from '../core/StreamRecording.js';
+import { isRecordingText, parseRecording } from '../core/recordingFile.js';
 import { replayRecording } from '../replayRecording.js';
 import { decodeUtf8 } from '../decodeUtf8.js';
 import { ProtocolError, isLlmStreamError } from '../errors.js';

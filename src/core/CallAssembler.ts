@@ -1,5 +1,5 @@
 import { ProtocolError } from '../errors.js';
-import { JsonValue, PartialToolCall, ToolCall, ToolCallProgress } from '../events.js';
+import { JsonValue, PartialToolCall, ToolCall } from '../events.js';
 import { excerpt } from '../internal/json.js';
 import { TextBuilder } from '../internal/TextBuilder.js';
 
@@ -175,12 +175,6 @@ export class CallAssembler {
     call.closed = whole;
     calls.open--;
     calls.markChanged(call);
-  }
-
-  /** What is known of a call while it streams. */
-  callSoFar(choice: number, index: number): ToolCallProgress {
-    const call = this.choices.get(choice)?.byIndex.get(index);
-    return { id: call?.id ?? null, name: call?.name ?? null, arguments: call?.arguments ?? '' };
   }
 
   private close(calls: ChoiceCalls, call: CallState): ToolCall {

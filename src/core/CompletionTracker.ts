@@ -75,7 +75,7 @@ export class CompletionTracker {
       case 'reasoning': {
         const choice = this.choice(event.choice);
         choice.reasoningText.append(event.text);
-        this.changed(choice);
+        this.dropSnapshots(choice);
         this.inReasoning = true;
         if (event.reasoningTokens !== undefined) this.reasoningTokens = event.reasoningTokens;
         return;
@@ -83,37 +83,37 @@ export class CompletionTracker {
       case 'reasoning-signature': {
         const choice = this.choice(event.choice);
         (choice.signatures ??= []).push(event.signature);
-        this.changed(choice);
+        this.dropSnapshots(choice);
         return;
       }
       case 'content':
       case 'refusal': {
         const choice = this.choice(event.choice);
         (event.type === 'content' ? choice.contentText : choice.refusalText).append(event.text);
-        this.changed(choice);
+        this.dropSnapshots(choice);
         this.inReasoning = false;
         return;
       }
       case 'tool-call-delta':
         this.calls.addFragment(event);
-        this.changed(this.choice(event.choice));
+        this.dropSnapshots(this.choice(event.choice));
         this.inReasoning = false;
         return;
       case 'tool-call-end':
         this.calls.end(event.choice, event.index);
-        this.changed(this.choice(event.choice));
+        this.dropSnapshots(this.choice(event.choice));
         return;
       case 'tool-call':
         // Closed upstream (groupToolCallsByIndex): its parse is taken, not made again.
         this.calls.adopt(event.choice, event.call);
-        this.changed(this.choice(event.choice));
+        this.dropSnapshots(this.choice(event.choice));
         return;
       case 'finish': {
         const choice = this.choice(event.choice);
         choice.rawFinishReason = event.raw;
         choice.finishReason = event.reason;
         this.calls.finish(event.choice);
-        this.changed(choice);
+        this.dropSnapshots(choice);
         return;
       }
       case 'usage':
@@ -217,7 +217,7 @@ export class CompletionTracker {
   }
 
   /** Drops the snapshots that show `choice`. */
-  private changed(choice: ChoiceState): void {
+  private dropSnapshots(choice: ChoiceState): void {
     choice.snapshot = undefined;
     this.snapshots = undefined;
   }

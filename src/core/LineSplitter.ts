@@ -31,9 +31,8 @@ export class LineSplitter {
    * The line that has not ended yet. Not a list of fragments joined at the end: a long line in tiny
    * pieces would keep millions of small strings alive until its end, and the garbage collector's work
    * on them grows faster than the line; nor `pending += piece` alone, whose rope keeps a node per
-   * piece. Each character is copied at most twice: linear. (Keeping a long line as its bytes and
-   * decoding them in one call, which would spare the final flatten, was measured slower in the
-   * benchmark: see the long-line note in BENCHMARKS.md.)
+   * piece. Each character is copied at most twice: linear. (Why a long line is not kept as its
+   * bytes and decoded in one call instead: the long-line note in BENCHMARKS.md.)
    */
   private readonly pending = new TextBuilder();
   /** The last chunk ended in CR: an LF at the start of the next one ends no second line. */

@@ -1,112 +1,24 @@
 import { JsonValue } from '../events.js';
+import { ESCAPED, LITERALS, NOT_NUMBER, advanceNumber, digitsKeepState, hexValue, isNumberEnd, numberStart } from './jsonGrammar.js';
+import { DEFAULT_PREVIEW_MAX_DEPTH, DEFAULT_PREVIEW_MAX_SIZE } from './PartialJsonOptions.js';
+import type { PartialJsonOptions, PartialJsonStop } from './PartialJsonOptions.js';
+import { KEY_START, PUNCTUATION, PartialJsonTree, VALUE_START } from './PartialJsonTree.js';
 
-/**
- * Bounds of a {@link PartialJson}; past either, the preview stops updating (no error: it is display only).
- *
- * @example
- * ```ts
- * import { PartialJson, type PartialJsonOptions } from 'rxjs-llm-stream';
- *
- * const options: PartialJsonOptions = { maxDepth: 16, maxSize: 64 * 1024 };
- * const preview = new PartialJson(options);
- * ```
- */
-export interface PartialJsonOptions {
-  /** Containers nested deeper than this are not followed. Default {@link DEFAULT_PREVIEW_MAX_DEPTH} (64). */
-  readonly maxDepth?: number;
-  /** Characters (UTF-16 code units) read at most. Default {@link DEFAULT_PREVIEW_MAX_SIZE} (1 MiB). */
-  readonly maxSize?: number;
-}
+export * from './PartialJsonOptions.js';
 
-/**
- * Why a {@link PartialJson} stopped updating its preview.
- *
- * @example
- * ```ts
- * import type { PartialJsonStop } from 'rxjs-llm-stream';
- *
- * const notes: Record<PartialJsonStop, string> = { 'invalid-json': 'malformed', 'max-depth': 'too deep', 'max-size': 'too long' };
- * ```
- */
-export type PartialJsonStop = 'invalid-json' | 'max-depth' | 'max-size';
+// A lexer over the tokens (strings, numbers, literals); the punctuation and the value are its `PartialJsonTree`'s.
+// What the next character is part of (plain numbers: isolated modules do not inline a `const enum` across the build).
+const BETWEEN = 0; // between tokens: whitespace, or what the tree allows (punctuation, a value, a key)
+const STRING = 1;
+const ESCAPE = 2; // after a backslash
+const UNICODE = 3; // inside \uXXXX
+const NUMBER = 4;
+const LITERAL = 5; // inside true, false or null
+const STOPPED = 6;
 
-/**
- * The default nesting bound of a preview: 64 containers.
- *
- * @example
- * ```ts
- * import { PartialJson, DEFAULT_PREVIEW_MAX_DEPTH } from 'rxjs-llm-stream';
- *
- * const shallow = new PartialJson({ maxDepth: DEFAULT_PREVIEW_MAX_DEPTH / 4 });
- * ```
- */
-export const DEFAULT_PREVIEW_MAX_DEPTH = 64;
-/**
- * The default size bound of a preview, in characters: 1 MiB (1,048,576).
- *
- * @example
- * ```ts
- * import { PartialJson, DEFAULT_PREVIEW_MAX_SIZE } from 'rxjs-llm-stream';
- *
- * const roomy = new PartialJson({ maxSize: 4 * DEFAULT_PREVIEW_MAX_SIZE });
- * ```
- */
-export const DEFAULT_PREVIEW_MAX_SIZE = 1024 * 1024;
-
-type JsonObject = { [key: string]: JsonValue };
-
-/** An open array or object, and for an object the key whose value is being read. */
-interface Frame {
-  readonly container: JsonValue[] | JsonObject;
-  readonly isArray: boolean;
-  key: string;
-}
-
-// What the next character may be. Plain numbers rather than a `const enum`, which isolated modules
-// do not inline across the build.
-const VALUE = 0; // a value (at the root, after ':' or after ',' in an array)
-const VALUE_OR_CLOSE = 1; // just after '[': a value or ']'
-const KEY_OR_CLOSE = 2; // just after '{': a key or '}'
-const KEY = 3; // after ',' in an object
-const COLON = 4;
-const AFTER_VALUE = 5; // ',' or the closing bracket
-const STRING = 6;
-const ESCAPE = 7; // after a backslash
-const UNICODE = 8; // inside \uXXXX
-const NUMBER = 9;
-const LITERAL = 10; // inside true, false or null
-const DONE = 11; // the root value is complete: only whitespace may follow
-const STOPPED = 12;
-
-// Where a number is in its grammar: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
-const N_MINUS = 0;
-const N_ZERO = 1;
-const N_INT = 2;
-const N_DOT = 3;
-const N_FRACTION = 4;
-const N_E = 5;
-const N_EXPONENT_SIGN = 6;
-const N_EXPONENT = 7;
-
+// The characters the string loop looks for: here, since the CommonJS build reads an import at every use.
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-
-const LITERALS: Readonly<Record<number, readonly [string, JsonValue]>> = {
-  0x74: ['true', true],
-  0x66: ['false', false],
-  0x6e: ['null', null],
-};
-
-const ESCAPED: Readonly<Record<number, string>> = {
-  0x22: '"',
-  0x5c: '\\',
-  0x2f: '/',
-  0x62: '\b',
-  0x66: '\f',
-  0x6e: '\n',
-  0x72: '\r',
-  0x74: '\t',
-};
 
 /**
  * An incremental, tolerant JSON reader for previews: push the text of a value in pieces and read,
@@ -162,9 +74,8 @@ const ESCAPED: Readonly<Record<number, string>> = {
 export class PartialJson {
   private readonly maxDepth: number;
   private readonly maxSize: number;
-  private mode = VALUE;
-  private readonly stack: Frame[] = [];
-  private root: JsonValue | undefined = undefined;
+  private mode = BETWEEN;
+  private readonly tree = new PartialJsonTree();
   private size = 0;
   private examined = 0;
   private stopReason: PartialJsonStop | null = null;
@@ -175,7 +86,7 @@ export class PartialJson {
   private unicodeCode = 0;
   // The number being read: its text so far (it may span pieces) and where it is in the grammar.
   private numberText = '';
-  private numberState = N_MINUS;
+  private numberState = NOT_NUMBER;
   private literalWord = '';
   private literalValue: JsonValue = null;
   private literalAt = 0;
@@ -190,7 +101,7 @@ export class PartialJson {
    * root string, the text so far); updated in place by {@link push}.
    */
   get value(): JsonValue | undefined {
-    return this.root;
+    return this.tree.value;
   }
 
   /** Why the preview stopped updating, or `null` while it follows the text. */
@@ -268,9 +179,20 @@ export class PartialJson {
           break;
         }
         case NUMBER: {
-          const c = fragment.charCodeAt(i);
+          let c = fragment.charCodeAt(i);
           this.examined++;
-          if (this.advanceNumber(c)) {
+          // Digits that only lengthen the number are the common case, kept tight as in strings.
+          if (digitsKeepState(this.numberState)) {
+            while (c >= 0x30 && c <= 0x39) {
+              if (++i === end) break;
+              c = fragment.charCodeAt(i);
+              this.examined++;
+            }
+            if (i === end) break;
+          }
+          const next = advanceNumber(this.numberState, c);
+          if (next !== NOT_NUMBER) {
+            this.numberState = next;
             i++;
             break;
           }
@@ -279,18 +201,14 @@ export class PartialJson {
           if (!isNumberEnd(this.numberState) || !this.endsNumber(c)) return this.stop('invalid-json');
           // That character is then read again in its own right (the one character examined twice).
           this.numberText += fragment.slice(runStart, i);
-          this.begin(Number(this.numberText));
-          this.afterValue();
+          this.scalar(Number(this.numberText));
           break;
         }
         case LITERAL: {
           const c = fragment.charCodeAt(i++);
           this.examined++;
           if (c !== this.literalWord.charCodeAt(this.literalAt)) return this.stop('invalid-json');
-          if (++this.literalAt === this.literalWord.length) {
-            this.begin(this.literalValue);
-            this.afterValue();
-          }
+          if (++this.literalAt === this.literalWord.length) this.scalar(this.literalValue);
           break;
         }
         default: {
@@ -298,7 +216,7 @@ export class PartialJson {
           const c = fragment.charCodeAt(i++);
           this.examined++;
           if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) break;
-          if (!this.structural(c)) return this.stop('invalid-json');
+          if (!this.between(c)) return this.stop('invalid-json');
           if (this.mode === STOPPED) return; // the depth bound
           // A string or a number starting here is copied from the next character (a string) or
           // from this one (a number).
@@ -311,7 +229,7 @@ export class PartialJson {
       if (this.mode === STRING) this.text += fragment.slice(runStart, end);
       // An open string's text so far goes to its slot once per piece, not once per character (an
       // escape cut in two appears with the next piece).
-      if (!this.textIsKey) this.update(this.text);
+      if (!this.textIsKey) this.tree.update(this.text);
     } else if (this.mode === NUMBER) {
       this.numberText += fragment.slice(runStart, end);
     }
@@ -323,57 +241,31 @@ export class PartialJson {
    * appears now, since no character will follow to complete it); anything still open stays as it is.
    */
   end(): void {
-    if (this.mode === NUMBER && this.stack.length === 0 && isNumberEnd(this.numberState)) {
-      this.begin(Number(this.numberText));
-      this.mode = DONE;
-    }
+    if (this.mode === NUMBER && this.tree.depth === 0 && isNumberEnd(this.numberState)) this.scalar(Number(this.numberText));
   }
 
-  /** Reads a character between tokens; false when JSON allows none here. */
-  private structural(c: number): boolean {
-    switch (this.mode) {
-      case VALUE_OR_CLOSE:
-        if (c === 0x5d) return this.close();
-        return this.startValue(c);
-      case VALUE:
-        return this.startValue(c);
-      case KEY_OR_CLOSE:
-        if (c === 0x7d) return this.close();
-        return this.startKey(c);
-      case KEY:
-        return this.startKey(c);
-      case COLON:
-        if (c !== 0x3a) return false;
-        this.mode = VALUE;
-        return true;
-      case AFTER_VALUE: {
-        const frame = this.stack[this.stack.length - 1]!;
-        if (c === 0x2c) {
-          this.mode = frame.isArray ? VALUE : KEY;
-          return true;
-        }
-        if (c === (frame.isArray ? 0x5d : 0x7d)) return this.close();
-        return false;
-      }
-      default:
-        // DONE: only whitespace may follow a complete value.
-        return false;
-    }
+  /** Reads a character between tokens (not whitespace); false when JSON allows none here. */
+  private between(c: number): boolean {
+    const found = this.tree.punctuate(c);
+    if (found === VALUE_START) return this.startValue(c);
+    if (found === KEY_START) return this.startKey(c);
+    return found === PUNCTUATION;
   }
 
   private startValue(c: number): boolean {
     if (c === QUOTE) {
       this.text = '';
       this.textIsKey = false;
-      this.begin(''); // the slot (and its key) appears with the opening quote
+      this.tree.begin(''); // the slot (and its key) appears with the opening quote
       this.mode = STRING;
       return true;
     }
-    if (c === 0x7b) return this.open({});
-    if (c === 0x5b) return this.open([]);
-    if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+    if (c === 0x7b) return this.open(false);
+    if (c === 0x5b) return this.open(true);
+    const numberState = numberStart(c);
+    if (numberState !== NOT_NUMBER) {
       this.numberText = '';
-      this.numberState = c === 0x2d ? N_MINUS : c === 0x30 ? N_ZERO : N_INT;
+      this.numberState = numberState;
       this.mode = NUMBER;
       return true;
     }
@@ -382,6 +274,13 @@ export class PartialJson {
     [this.literalWord, this.literalValue] = literal;
     this.literalAt = 1;
     this.mode = LITERAL;
+    return true;
+  }
+
+  // A method of its own, though small: written out in `startValue`, it made nested text 3% slower to read.
+  private open(isArray: boolean): boolean {
+    if (this.tree.depth >= this.maxDepth) this.stop('max-depth');
+    else this.tree.open(isArray);
     return true;
   }
 
@@ -394,137 +293,36 @@ export class PartialJson {
   }
 
   private endString(): void {
-    if (this.textIsKey) {
-      this.stack[this.stack.length - 1]!.key = this.text;
-      this.mode = COLON;
-    } else {
-      this.update(this.text);
-      this.afterValue();
+    if (this.textIsKey) this.tree.setKey(this.text);
+    else {
+      this.tree.update(this.text);
+      this.tree.complete();
     }
+    this.mode = BETWEEN;
     this.text = ''; // do not keep a long string alive twice
   }
 
   /** True for a character that may follow a number here: whitespace, or inside a container ',' or its closing bracket. */
   private endsNumber(c: number): boolean {
-    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) return true;
-    const frame = this.stack[this.stack.length - 1];
-    if (frame === undefined) return false;
-    return c === 0x2c || c === (frame.isArray ? 0x5d : 0x7d);
+    return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || this.tree.followsValue(c);
   }
 
-  /** Moves a number one character on in its grammar; false when the character is not part of it. */
-  private advanceNumber(c: number): boolean {
-    const digit = c >= 0x30 && c <= 0x39;
-    switch (this.numberState) {
-      case N_MINUS:
-        if (!digit) return false;
-        this.numberState = c === 0x30 ? N_ZERO : N_INT;
-        return true;
-      case N_ZERO:
-      case N_INT:
-        if (digit && this.numberState === N_INT) return true;
-        if (c === 0x2e) this.numberState = N_DOT;
-        else if (c === 0x65 || c === 0x45) this.numberState = N_E;
-        else return false; // a digit after a leading 0 ends the number, and is then refused
-        return true;
-      case N_DOT:
-        if (!digit) return false;
-        this.numberState = N_FRACTION;
-        return true;
-      case N_FRACTION:
-        if (digit) return true;
-        if (c !== 0x65 && c !== 0x45) return false;
-        this.numberState = N_E;
-        return true;
-      case N_E:
-        if (c === 0x2b || c === 0x2d) {
-          this.numberState = N_EXPONENT_SIGN;
-          return true;
-        }
-        if (!digit) return false;
-        this.numberState = N_EXPONENT;
-        return true;
-      default:
-        // N_EXPONENT_SIGN, N_EXPONENT
-        if (!digit) return false;
-        this.numberState = N_EXPONENT;
-        return true;
-    }
-  }
-
-  private open(container: JsonValue[] | JsonObject): boolean {
-    if (this.stack.length >= this.maxDepth) {
-      this.stop('max-depth');
-      return true;
-    }
-    this.begin(container);
-    const isArray = Array.isArray(container);
-    this.stack.push({ container, isArray, key: '' });
-    this.mode = isArray ? VALUE_OR_CLOSE : KEY_OR_CLOSE;
-    return true;
-  }
-
-  private close(): boolean {
-    this.stack.pop();
-    this.afterValue();
-    return true;
-  }
-
-  private afterValue(): void {
-    this.mode = this.stack.length === 0 ? DONE : AFTER_VALUE;
-  }
-
-  /** Puts a value that has just begun into a new slot of the open container (or at the root). */
-  private begin(value: JsonValue): void {
-    const frame = this.stack[this.stack.length - 1];
-    if (frame === undefined) this.root = value;
-    else if (frame.isArray) (frame.container as JsonValue[]).push(value);
-    else defineOwn(frame.container as JsonObject, frame.key, value);
-  }
-
-  /** Replaces the value in the slot last begun (a growing string). */
-  private update(value: JsonValue): void {
-    const frame = this.stack[this.stack.length - 1];
-    if (frame === undefined) {
-      this.root = value;
-    } else if (frame.isArray) {
-      const array = frame.container as JsonValue[];
-      array[array.length - 1] = value;
-    } else {
-      // A plain assignment is safe here, even to `__proto__`: `begin` made the key an own data
-      // property, and an assignment finds that before any setter on the prototype.
-      (frame.container as JsonObject)[frame.key] = value;
-    }
+  /** A number or literal, read whole: it appears now, and punctuation may follow. */
+  private scalar(value: JsonValue): void {
+    this.tree.begin(value);
+    this.tree.complete();
+    this.mode = BETWEEN;
   }
 
   private stop(reason: PartialJsonStop): void {
     // A string value open here keeps the text it had up to this point.
     const inString = this.mode === STRING || this.mode === ESCAPE || this.mode === UNICODE;
-    if (inString && !this.textIsKey) this.update(this.text);
+    if (inString && !this.textIsKey) this.tree.update(this.text);
     this.mode = STOPPED;
     this.stopReason = reason;
     // Nothing more will be read: drop the state that only reading needed.
-    this.stack.length = 0;
+    this.tree.release();
     this.text = '';
     this.numberText = '';
   }
-}
-
-/**
- * Sets `key` as an own, enumerable data property, as `JSON.parse` does: an assignment to
- * `__proto__` would change the object's prototype instead.
- */
-function defineOwn(object: JsonObject, key: string, value: JsonValue): void {
-  Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
-}
-
-function isNumberEnd(state: number): boolean {
-  return state === N_ZERO || state === N_INT || state === N_FRACTION || state === N_EXPONENT;
-}
-
-function hexValue(c: number): number {
-  if (c >= 0x30 && c <= 0x39) return c - 0x30;
-  if (c >= 0x61 && c <= 0x66) return c - 0x57;
-  if (c >= 0x41 && c <= 0x46) return c - 0x37;
-  return -1;
 }

@@ -1,8 +1,9 @@
 import type { CompletionSnapshot } from '../events.js';
 
 /**
- * True when `value` is a `CompletionSnapshot`: what `scanCompletion` emits, and what the operators
- * after `assembleChunks` put in the `partial` of every error passing through them. Narrows an
+ * True when `value` is a `CompletionSnapshot`: what `scanCompletion` emits, and what the trackers
+ * (`finalizeCompletion`, `scanCompletion`, `validateToolCalls`) put in the `partial` of every error
+ * passing through them. Narrows an
  * error's `partial` (typed `unknown`, since which layer filled it depends on the pipeline) to the
  * completion so far, so that reading it is checked by the compiler.
  *

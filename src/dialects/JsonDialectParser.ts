@@ -23,6 +23,24 @@ const DEFAULT_MAX_TOOL_CALLS = 1024;
  * is to it (`doneFrame`), implements `read(payload, frame)` and calls `endStream()` when the format
  * says the stream is over. Every `ProtocolError` names the frame (`frame 7: choices[0].delta is not
  * an object`, with `position.event`). docs/architecture.md shows a whole dialect.
+ *
+ * @example
+ * ```ts
+ * import { JsonDialectParser, dialectFactory } from 'rxjs-llm-stream';
+ *
+ * class LinesParser extends JsonDialectParser {
+ *   protected readonly endSignal = 'an end event';
+ *   protected read(payload: { readonly [key: string]: unknown }): void {
+ *     const text = this.text(payload['text'], 'text');
+ *     if (text) this.emit({ type: 'content', choice: 0, text });
+ *     if (payload['end'] === true) {
+ *       this.finish(0, 'stop');
+ *       this.endStream();
+ *     }
+ *   }
+ * }
+ * export const lines = dialectFactory((emit, options) => new LinesParser(emit, options));
+ * ```
  */
 export abstract class JsonDialectParser implements DialectParser {
   /** Frames read so far: while one is being read, its 1-based number. */

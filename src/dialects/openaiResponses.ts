@@ -5,6 +5,7 @@ import { JsonObject, excerpt, isJsonObject, nonEmptyString } from '../internal/j
 import { DialectFactory, dialectFactory } from './Dialect.js';
 import { finalByType } from './finalFrames.js';
 import { JsonDialectParser, describeValue, hasError, isIndex } from './JsonDialectParser.js';
+import { CallItems, CallState } from './responsesCallItems.js';
 import { readResponsesUsage } from './usage.js';
 
 /** The events that end a Responses stream. */
@@ -12,20 +13,6 @@ const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['response.completed', 'res
 
 /** The output item types that are tool calls the client runs (built-in tool calls run on the server). */
 const CALL_ITEM_TYPES = new Set(['function_call', 'custom_tool_call']);
-
-/** What one function or custom tool call item has sent so far. */
-class CallState {
-  hasId = false;
-  hasName = false;
-  /** Argument text has arrived (a delta, the `.done` event's whole text, or the item itself). */
-  argumentsArrived = false;
-  /** Its `response.output_item.done` came: nothing more may arrive for it. */
-  closed = false;
-  constructor(
-    readonly index: number,
-    readonly itemId: string | undefined,
-  ) {}
-}
 
 /**
  * The OpenAI Responses API stream (`POST /v1/responses`, `stream: true`) and the servers that copy it
@@ -70,8 +57,7 @@ export class OpenAiResponsesParser extends JsonDialectParser {
   protected override readonly afterEnd = 'ignore';
   private started = false;
   private lastSequence: number | undefined = undefined;
-  private readonly callsByItemId = new Map<string, CallState>();
-  private readonly callsByOutputIndex = new Map<number, CallState>();
+  private readonly callItems = new CallItems();
   /** Which reasoning part the latest reasoning text belonged to (to separate parts). */
   private reasoningPart: string | undefined = undefined;
 
@@ -182,12 +168,10 @@ export class OpenAiResponsesParser extends JsonDialectParser {
     if (itemId === undefined && outputIndex === undefined) {
       throw this.protocolError(`a ${kind} item has neither an id nor an output_index to match its fragments by`, 'invalid-tool-call');
     }
-    if (itemId !== undefined && this.callsByItemId.has(itemId)) {
+    if (itemId !== undefined && this.callItems.hasItem(itemId)) {
       throw this.protocolError(`item ${excerpt(itemId)} was added twice`, 'invalid-tool-call');
     }
-    const call = new CallState(this.newCall(0), itemId);
-    if (itemId !== undefined) this.callsByItemId.set(itemId, call);
-    if (outputIndex !== undefined) this.callsByOutputIndex.set(outputIndex, call);
+    const call = this.callItems.add(this.newCall(0), itemId, outputIndex);
 
     const id = this.optionalString(item['call_id'], 'item.call_id');
     const name = this.optionalString(item['name'], 'item.name');
@@ -214,7 +198,7 @@ export class OpenAiResponsesParser extends JsonDialectParser {
     const itemId = this.optionalString(item['id'], 'item.id');
     const outputIndex = this.optionalIndex(payload['output_index'], 'output_index');
     // A finished call whose added event never came is whole: open it from this item.
-    const call = this.lookupCall(itemId, outputIndex) ?? this.openItem(item, payload)!;
+    const call = this.callItems.find(itemId, outputIndex) ?? this.openItem(item, payload)!;
     // A repeated done for a closed call adds nothing.
     if (call.closed) return;
 
@@ -255,25 +239,11 @@ export class OpenAiResponsesParser extends JsonDialectParser {
     if (itemId === undefined && outputIndex === undefined) {
       throw this.protocolError(`${type} has neither an item_id nor an output_index`, 'invalid-tool-call');
     }
-    const call = this.lookupCall(itemId, outputIndex);
+    const call = this.callItems.find(itemId, outputIndex);
     const which = itemId !== undefined ? `item ${excerpt(itemId)}` : `output_index ${outputIndex}`;
     if (call === undefined) throw this.protocolError(`${type} for ${which}, which is no open tool call`, 'invalid-tool-call');
     if (call.closed) throw this.protocolError(`${type} for ${which} after its response.output_item.done`, 'invalid-tool-call');
     return call;
-  }
-
-  /**
-   * By item id; by output index only for a call whose item had no id (servers that omit one), so a
-   * different item at a reused position is never taken for it.
-   */
-  private lookupCall(itemId: string | undefined, outputIndex: number | undefined): CallState | undefined {
-    if (itemId !== undefined) {
-      const call = this.callsByItemId.get(itemId);
-      if (call !== undefined) return call;
-    }
-    if (outputIndex === undefined) return undefined;
-    const positional = this.callsByOutputIndex.get(outputIndex);
-    return itemId === undefined || positional?.itemId === undefined ? positional : undefined;
   }
 
   private emitDelta(call: CallState, id: string | undefined, name: string | undefined, text: string): void {

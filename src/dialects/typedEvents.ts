@@ -5,7 +5,7 @@ import { DialectFactory, dialectFactory } from './Dialect.js';
 import { JsonDialectParser, describeValue, hasError } from './JsonDialectParser.js';
 
 /**
- * A small typed-event stream (the seed format): each SSE `data:` is one JSON event,
+ * A small typed-event stream: each SSE `data:` is one JSON event,
  * `{"type":"text","delta"}`, `{"type":"tool_call_start","index","id","name"}`,
  * `{"type":"tool_call_delta","index","args"}`, `{"type":"tool_call_end","index"}`, and the stream
  * ends with `data: [DONE]`.

@@ -31,8 +31,9 @@ const NORMALIZED: Readonly<Record<string, FinishReason>> = {
 };
 
 /**
- * Maps a provider's finish reason to the normalized one (the dialect notes' table 8.2). A choice that
- * made tool calls but says `stop` finished for its calls: several providers send `stop` there.
+ * Maps a provider's finish reason to the normalized one (docs/dialects.md has the table, dialect by
+ * dialect). A choice that made tool calls but says `stop` finished for its calls: several providers
+ * send `stop` there.
  */
 export function normalizeFinishReason(raw: string, hasToolCalls: boolean): FinishReason {
   const normalized = Object.prototype.hasOwnProperty.call(NORMALIZED, raw) ? NORMALIZED[raw]! : 'other';

@@ -1,7 +1,7 @@
 import { Observable, Subscriber, Subscription } from 'rxjs';
 
 /** The handlers an operator of this library gives its source. */
-export interface UpstreamHandlers<T> {
+interface UpstreamHandlers<T> {
   next(value: T): void;
   /** Any error that ends the stream: the source's, or one thrown by `next` or `complete`. */
   error?(error: unknown): void;

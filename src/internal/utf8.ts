@@ -23,3 +23,27 @@ export function utf8Continues(lead: number, position: number, byte: number): boo
   }
   return byte >= low && byte <= high;
 }
+
+/**
+ * Index of the first byte that starts an invalid sequence (WHATWG's UTF-8 decoder: no overlong
+ * forms, no surrogates, nothing above U+10FFFF), or -1. Used only to name the offset in an error.
+ */
+export function firstInvalidUtf8(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const lead = bytes[i]!;
+    const need = utf8SequenceLength(lead);
+    if (need === 0) return i;
+    if (need === 1) {
+      i++;
+      continue;
+    }
+    for (let k = 1; k < need; k++) {
+      const byte = bytes[i + k];
+      if (byte === undefined) return -1; // incomplete at the end: not invalid (yet)
+      if (!utf8Continues(lead, k, byte)) return i;
+    }
+    i += need;
+  }
+  return -1;
+}

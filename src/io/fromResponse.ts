@@ -14,8 +14,8 @@ export type FromResponseOptions = BodySourceOptions;
  * reply to a request that forgot `stream: true`) is a `ProtocolError`, unless allowed by
  * `contentTypes`. A body whose connection fails midway (a reset, undici's `TypeError: terminated`)
  * is a `StreamClosedEarlyError` with the platform's error as `cause`; one silent for longer than
- * `idleTimeout` (ten minutes by default, `false` never) a `StreamIdleError`. The operators after
- * `assembleChunks` put the completion so far in the `partial` of each. Unsubscribing cancels the
+ * `idleTimeout` (ten minutes by default, `false` never) a `StreamIdleError`. `finalizeCompletion`
+ * and `scanCompletion` put the completion so far in the `partial` of each. Unsubscribing cancels the
  * body reader at once (`reader.cancel()`), and is never reported as an error.
  *
  * With `fromFetch` from `rxjs/fetch`, unsubscribing also aborts the request itself:

@@ -3,13 +3,13 @@ import { tmpdir } from 'os';
 import { dirname, join } from 'path';
 import { fromFetch } from 'rxjs/fetch';
 import { Writable } from 'stream';
-import { main, writeUntilClosed } from '../src/cli/main';
-import { marblesFolder, packageFolder } from '../src/cli/paths';
-import { render, replay } from '../src/cli/replay';
-import { startReplayServer } from '../src/cli/replayServer';
-import { fromResponse } from '../src/io/fromResponse';
+import { main, writeUntilClosed } from '../../src/cli/main';
+import { marblesFolder, packageFolder } from '../../src/cli/paths';
+import { render, replay } from '../../src/cli/replay';
+import { startReplayServer } from '../../src/cli/replayServer';
+import { fromResponse } from '../../src/io/fromResponse';
 
-const marble = (path: string): Uint8Array => new Uint8Array(readFileSync(join(__dirname, '..', 'marbles', path)));
+const marble = (path: string): Uint8Array => new Uint8Array(readFileSync(join(__dirname, '..', '..', 'marbles', path)));
 
 async function run(path: string, options: { json?: boolean; chunkSize?: number } = {}): Promise<{ code: number; output: string }> {
   let output = '';
@@ -223,7 +223,7 @@ describe('marblesFolder (the recordings the demo streams)', () => {
   };
 
   it("is this package's own marbles/ folder, from the sources", () => {
-    expect(marblesFolder()).toBe(join(__dirname, '..', 'marbles'));
+    expect(marblesFolder()).toBe(join(__dirname, '..', '..', 'marbles'));
   });
 
   it('is found through the package.json named rxjs-llm-stream, past dist/cjs and its nameless one', () => {

@@ -4,8 +4,8 @@ import {
   Utf8TranscriptPublisher,
   transcriptCommonPrefix,
   transcriptPublishableEnd,
-} from '../src/core/TranscriptPublisher';
-import { utf8 } from './support/chunking';
+} from '../../src/core/TranscriptPublisher';
+import { utf8 } from '../support/chunking';
 
 const bytes = (...values: number[]): Uint8Array => new Uint8Array(values);
 

@@ -1,14 +1,12 @@
 import fc from 'fast-check';
 import { from } from 'rxjs';
-import { SseFrame } from '../../src/core/SseParser';
-import { encodeSse, encodeSseBytes, SseEncoder } from '../../src/encodeSse';
-import { ProtocolError } from '../../src/errors';
-import { sseFrames } from '../../src/sseFrames';
-import { decodeUtf8 } from '../../src/decodeUtf8';
-import { toMessageEvents } from '../../src/toMessageEvents';
-import { ChatEvent } from '../../src/events';
-import { runSync } from '../support/collect';
-import { textChunksOf } from '../support/chunking';
+import { SseFrame } from '../src/core/SseParser';
+import { encodeSse, encodeSseBytes, SseEncoder } from '../src/encodeSse';
+import { ProtocolError } from '../src/errors';
+import { sseFrames } from '../src/sseFrames';
+import { decodeUtf8 } from '../src/decodeUtf8';
+import { runSync } from './support/collect';
+import { textChunksOf } from './support/chunking';
 
 /** Frames as a reader produces them: `id` and `retry` persist once set, data has no CR. */
 const frames = fc
@@ -60,23 +58,5 @@ describe('encodeSse', () => {
     const written: SseFrame[] = [{ event: 'message', data: 'café ☕\n😀', id: '1' }, { event: 'x', data: '', id: '1' }];
     const outcome = runSync([0], () => from(written).pipe(encodeSseBytes(), decodeUtf8(), sseFrames()));
     expect(outcome).toEqual({ values: written });
-  });
-});
-
-describe('toMessageEvents', () => {
-  it('maps each event to a new { data, type, id } object with data always a string', () => {
-    const events: ChatEvent[] = [
-      { type: 'content', choice: 0, text: 'hi' },
-      { type: 'done' },
-    ];
-    const { values } = runSync(events, toMessageEvents());
-    expect(values).toEqual([
-      { data: '{"type":"content","choice":0,"text":"hi"}', type: 'content', id: '1' },
-      { data: '{"type":"done"}', type: 'done', id: '2' },
-    ]);
-    expect(values[0]).not.toBe(events[0]);
-    const again = runSync(events, toMessageEvents()).values;
-    expect(again[0]).not.toBe(values[0]);
-    expect(again[0]!.id).toBe('1'); // a new subscription counts from 1 again
   });
 });

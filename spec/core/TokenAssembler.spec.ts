@@ -1,7 +1,7 @@
-import { TokenAssembler, TokenEvent } from '../src/core/TokenAssembler';
+import { TokenAssembler, TokenEvent } from '../../src/core/TokenAssembler';
 
 describe('TokenAssembler', () => {
-  it("runs the seed's example", () => {
+  it('assembles a message from its deltas, finalizes it once, and reads empty and unknown ids', () => {
     const a = new TokenAssembler();
     expect(a.apply({ id: 'm', delta: 'hel' })).toBeNull();
     expect(a.apply({ id: 'm', delta: 'lo', final: true })).toBe('hello');

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { TextBuilder } from '../src/internal/TextBuilder';
+import { TextBuilder } from '../../src/internal/TextBuilder';
 
 describe('TextBuilder', () => {
   it('is null until something is appended, then the text so far', () => {

@@ -1,8 +1,8 @@
 import { spawnSync } from 'child_process';
 import { join } from 'path';
-import { replay, whatIsNotAStream } from '../src/cli/replay';
-import { ProtocolError, ProviderError } from '../src/errors';
-import { root } from './support/build';
+import { replay, whatIsNotAStream } from '../../src/cli/replay';
+import { ProtocolError, ProviderError } from '../../src/errors';
+import { root } from '../support/build';
 
 // `replay -` has the whole input, so it can say what a piped body that is not an event stream was,
 // where the frame layer (which reads unknown lines as nothing, as the standard says) cannot.

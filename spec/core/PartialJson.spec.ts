@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'util';
-import { DEFAULT_PREVIEW_MAX_SIZE, PartialJson, PartialJsonOptions } from '../src/core/PartialJson';
-import { JsonValue } from '../src/events';
-import { splitAt } from './support/chunking';
+import { DEFAULT_PREVIEW_MAX_SIZE, PartialJson, PartialJsonOptions } from '../../src/core/PartialJson';
+import { JsonValue } from '../../src/events';
+import { splitAt } from '../support/chunking';
 
 /**
  * A deep copy made in this realm (Jest runs specs in a VM context, and `structuredClone` would make

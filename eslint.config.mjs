@@ -1,0 +1,39 @@
+// ESLint for the TypeScript and JavaScript of the repository (Prettier owns the layout; `max-len`
+// holds what Prettier cannot wrap: comments and long strings).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'coverage/', 'node_modules/', 'marbles/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: {
+      globals: {
+        console: 'readonly',
+        process: 'readonly',
+        performance: 'readonly',
+        TextDecoder: 'readonly',
+        TextEncoder: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        queueMicrotask: 'readonly',
+        URL: 'readonly',
+        fetch: 'readonly',
+        Response: 'readonly',
+        ReadableStream: 'readonly',
+        structuredClone: 'readonly',
+        document: 'readonly',
+        window: 'readonly',
+        globalThis: 'readonly',
+        Buffer: 'readonly',
+      },
+    },
+    rules: {
+      'max-len': ['error', { code: 140, tabWidth: 2, ignoreUrls: true }],
+      // The compiler checks unused names (`noUnusedLocals`), with the project's own exceptions.
+      '@typescript-eslint/no-unused-vars': 'off',
+      'no-unused-vars': 'off',
+    },
+  },
+);
