@@ -1,6 +1,7 @@
 // ESLint for the TypeScript and JavaScript of the repository (Prettier owns the layout; `max-len`
 // holds what Prettier cannot wrap: comments and long strings).
 import js from '@eslint/js';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -9,25 +10,8 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     languageOptions: {
-      globals: {
-        console: 'readonly',
-        process: 'readonly',
-        performance: 'readonly',
-        TextDecoder: 'readonly',
-        TextEncoder: 'readonly',
-        setTimeout: 'readonly',
-        clearTimeout: 'readonly',
-        queueMicrotask: 'readonly',
-        URL: 'readonly',
-        fetch: 'readonly',
-        Response: 'readonly',
-        ReadableStream: 'readonly',
-        structuredClone: 'readonly',
-        document: 'readonly',
-        window: 'readonly',
-        globalThis: 'readonly',
-        Buffer: 'readonly',
-      },
+      // Node for the library, its specs, scripts and benchmarks; the browser for examples/browser.
+      globals: { ...globals.node, ...globals.browser },
     },
     rules: {
       'max-len': ['error', { code: 140, tabWidth: 2, ignoreUrls: true }],

@@ -7,7 +7,19 @@ const config: Config = {
   // Builds dist/ once, before the workers start: several specs load the built package.
   globalSetup: '<rootDir>/spec/support/globalSetup.ts',
   transform: {
-    '^.+\\.ts$': ['ts-jest', { tsconfig: { module: 'commonjs', moduleResolution: 'node10', ignoreDeprecations: '6.0', isolatedModules: true, experimentalDecorators: true, emitDecoratorMetadata: true } }],
+    '^.+\\.ts$': [
+      'ts-jest',
+      {
+        tsconfig: {
+          module: 'commonjs',
+          moduleResolution: 'node10',
+          ignoreDeprecations: '6.0',
+          isolatedModules: true,
+          experimentalDecorators: true,
+          emitDecoratorMetadata: true,
+        },
+      },
+    ],
   },
   // Sources import with `.js` extensions (required by the ESM build); Jest resolves the `.ts` file.
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },

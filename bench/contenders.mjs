@@ -16,7 +16,9 @@ import { pathToFileURL } from 'node:url';
 // The library: the built package, ../dist/esm/index.js, or the copy of it that compare.mjs takes at
 // its start (BENCH_LIB), so that every worker measures the same build even if dist/ is rebuilt or
 // removed while the benchmark runs.
-const libraryUrl = process.env.BENCH_LIB ? pathToFileURL(process.env.BENCH_LIB).href : new URL('../dist/esm/index.js', import.meta.url).href;
+const libraryUrl = process.env.BENCH_LIB
+  ? pathToFileURL(process.env.BENCH_LIB).href
+  : new URL('../dist/esm/index.js', import.meta.url).href;
 const { decodeUtf8, sseFrames, assembleChunks, finalizeCompletion, scanCompletion } = await import(libraryUrl);
 
 export class BudgetExceeded extends Error {
@@ -214,8 +216,7 @@ const openaiClient = new OpenAI({
 const openaiParams = { model: 'gpt-4o', messages: [{ role: 'user', content: 'bench' }], stream_options: { include_usage: true } };
 
 async function openaiSdk(chunks, ctx) {
-  nextResponse = () =>
-    new Response(body(chunks, ctx), { status: 200, headers: { 'content-type': 'text/event-stream' } });
+  nextResponse = () => new Response(body(chunks, ctx), { status: 200, headers: { 'content-type': 'text/event-stream' } });
   const stream = openaiClient.chat.completions.stream(openaiParams);
   try {
     return await stream.finalChatCompletion();
@@ -316,13 +317,65 @@ const holdDriver = (start) => (chunks, ctx) => {
 // (maps) of those objects, and with them the optimized code that was specialized for them: each run
 // would start in unoptimized code (worker.mjs explains why the GC is there).
 export const CONTENDERS = [
-  { name: 'floor', label: 'floor (TextDecoder + split + JSON.parse)', run: floor, hold: holdDriver(createFloor), measure: (r) => r, sync: true },
-  { name: 'eventsource-parser', label: 'eventsource-parser createParser + fold', run: eventsourceParser, hold: holdDriver(createEventsourceParserFold), measure: measureFold, sync: true },
-  { name: 'openai', label: 'openai SDK ChatCompletionStream → finalChatCompletion()', run: openaiSdk, hold: holdOpenaiSdk, measure: measureOpenai, sync: false },
-  { name: 'web-streams', label: 'web streams like the Vercel AI SDK (TextDecoderStream → EventSourceParserStream → JSON.parse → fold)', run: webStreams, hold: holdWebStreams, measure: measureFold, sync: false },
-  { name: 'lib finalize', label: 'this library: decodeUtf8 → sseFrames → assembleChunks() → finalizeCompletion()', run: library('finalize'), hold: holdDriver((ctx) => subjectDriver('finalize', ctx)), measure: measureLibrary, sync: true, library: true },
-  { name: 'lib scan', label: 'this library with scanCompletion() (a snapshot per event; the last one)', run: library('scan'), hold: holdDriver((ctx) => subjectDriver('scan', ctx)), measure: measureLibrary, sync: true, library: true },
-  { name: 'lib openai-chat', label: "this library with assembleChunks({ dialect: 'openai-chat' }) → finalizeCompletion()", run: library('explicit'), hold: holdDriver((ctx) => subjectDriver('explicit', ctx)), measure: measureLibrary, sync: true, library: true },
+  {
+    name: 'floor',
+    label: 'floor (TextDecoder + split + JSON.parse)',
+    run: floor,
+    hold: holdDriver(createFloor),
+    measure: (r) => r,
+    sync: true,
+  },
+  {
+    name: 'eventsource-parser',
+    label: 'eventsource-parser createParser + fold',
+    run: eventsourceParser,
+    hold: holdDriver(createEventsourceParserFold),
+    measure: measureFold,
+    sync: true,
+  },
+  {
+    name: 'openai',
+    label: 'openai SDK ChatCompletionStream → finalChatCompletion()',
+    run: openaiSdk,
+    hold: holdOpenaiSdk,
+    measure: measureOpenai,
+    sync: false,
+  },
+  {
+    name: 'web-streams',
+    label: 'web streams like the Vercel AI SDK (TextDecoderStream → EventSourceParserStream → JSON.parse → fold)',
+    run: webStreams,
+    hold: holdWebStreams,
+    measure: measureFold,
+    sync: false,
+  },
+  {
+    name: 'lib finalize',
+    label: 'this library: decodeUtf8 → sseFrames → assembleChunks() → finalizeCompletion()',
+    run: library('finalize'),
+    hold: holdDriver((ctx) => subjectDriver('finalize', ctx)),
+    measure: measureLibrary,
+    sync: true,
+    library: true,
+  },
+  {
+    name: 'lib scan',
+    label: 'this library with scanCompletion() (a snapshot per event; the last one)',
+    run: library('scan'),
+    hold: holdDriver((ctx) => subjectDriver('scan', ctx)),
+    measure: measureLibrary,
+    sync: true,
+    library: true,
+  },
+  {
+    name: 'lib openai-chat',
+    label: "this library with assembleChunks({ dialect: 'openai-chat' }) → finalizeCompletion()",
+    run: library('explicit'),
+    hold: holdDriver((ctx) => subjectDriver('explicit', ctx)),
+    measure: measureLibrary,
+    sync: true,
+    library: true,
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------

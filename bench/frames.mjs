@@ -15,11 +15,16 @@ function openAiStream(megabytes) {
   let size = 0;
   for (let i = 0; size < megabytes * 1e6; i++) {
     const text = `${words[i % words.length]} ${words[(i * 7) % words.length]} `;
-    const line = `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":${JSON.stringify(text)}},"finish_reason":null}]}\n\n`;
+    const line =
+      'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":' +
+      `[{"index":0,"delta":{"content":${JSON.stringify(text)}},"finish_reason":null}]}\n\n`;
     parts.push(line);
     size += line.length;
   }
-  parts.push('data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":""},"finish_reason":"stop"}]}\n\n');
+  parts.push(
+    'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":' +
+      '[{"index":0,"delta":{"content":""},"finish_reason":"stop"}]}\n\n',
+  );
   parts.push('data: [DONE]\n\n');
   return encoder.encode(parts.join(''));
 }
@@ -101,7 +106,14 @@ const rows = [];
 function measure(name, bytes, chunkSize, withFloor = true, fn = library, floorFn = floor) {
   const pieces = chunk(bytes, chunkSize);
   const lib = time(fn, pieces, runs);
-  const row = { workload: name, chunk: chunkSize, MB: +(bytes.length / 1e6).toFixed(1), 'lib MB/s': +(bytes.length / 1e3 / lib.ms).toFixed(1), 'lib ms': +lib.ms.toFixed(1), result: lib.result };
+  const row = {
+    workload: name,
+    chunk: chunkSize,
+    MB: +(bytes.length / 1e6).toFixed(1),
+    'lib MB/s': +(bytes.length / 1e3 / lib.ms).toFixed(1),
+    'lib ms': +lib.ms.toFixed(1),
+    result: lib.result,
+  };
   if (withFloor) {
     const base = time(floorFn, pieces, runs);
     if (base.result !== lib.result) throw new Error(`results differ: floor ${base.result}, library ${lib.result}`);

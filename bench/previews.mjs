@@ -12,7 +12,15 @@ function argumentsText(size) {
   const items = [];
   let length = 12;
   for (let i = 0; length < size; i++) {
-    const item = { id: i, name: `item ${i}: caf\u00e9 "special"\n`, price: i * 1.25, tags: ['alpha', 'beta'], ok: i % 2 === 0, note: null, at: { x: i, y: -i } };
+    const item = {
+      id: i,
+      name: `item ${i}: caf\u00e9 "special"\n`,
+      price: i * 1.25,
+      tags: ['alpha', 'beta'],
+      ok: i % 2 === 0,
+      note: null,
+      at: { x: i, y: -i },
+    };
     length += JSON.stringify(item).length + 1;
     items.push(item);
   }
@@ -23,7 +31,13 @@ function argumentsText(size) {
 function events(text, size) {
   const list = [];
   for (let i = 0; i < text.length; i += size) {
-    list.push({ type: 'tool-call-delta', choice: 0, index: 0, ...(i === 0 ? { id: 'call_1', name: 'save' } : {}), arguments: text.slice(i, i + size) });
+    list.push({
+      type: 'tool-call-delta',
+      choice: 0,
+      index: 0,
+      ...(i === 0 ? { id: 'call_1', name: 'save' } : {}),
+      arguments: text.slice(i, i + size),
+    });
   }
   list.push({ type: 'finish', choice: 0, reason: 'tool_calls', raw: 'tool_calls' });
   return list;
@@ -105,7 +119,13 @@ const rows = [];
 function measure(label, text, runsHere, ...operators) {
   const list = events(text, FRAGMENT);
   const { ms, result } = time(() => drain(list, ...operators), runsHere);
-  rows.push({ workload: label, chars: text.length, fragments: list.length - 1, 'median ms': +ms.toFixed(1), 'MB/s': +(text.length / 1e3 / ms).toFixed(3) });
+  rows.push({
+    workload: label,
+    chars: text.length,
+    fragments: list.length - 1,
+    'median ms': +ms.toFixed(1),
+    'MB/s': +(text.length / 1e3 / ms).toFixed(3),
+  });
   return { ms, result };
 }
 
@@ -118,7 +138,8 @@ if (JSON.stringify(on.result.preview) !== JSON.stringify(JSON.parse(big))) throw
 const small = argumentsText(Number(process.env.NAIVE_SIZE ?? 100_000));
 const smallOn = measure(`${small.length / 1e3} kB, previews on`, small, runs, groupToolCallsByIndex({ previews: true }));
 const smallNaive = measure(`${small.length / 1e3} kB, naive re-parse`, small, Math.min(runs, 3), groupToolCallsByIndex(), naive());
-if (JSON.stringify(smallNaive.result.preview) !== JSON.stringify(smallOn.result.preview)) throw new Error('the naive preview ends elsewhere');
+if (JSON.stringify(smallNaive.result.preview) !== JSON.stringify(smallOn.result.preview))
+  throw new Error('the naive preview ends elsewhere');
 
 console.log(`node ${process.version}, ${FRAGMENT}-character fragments, median of ${runs} runs (naive: ${Math.min(runs, 3)})`);
 console.table(rows);

@@ -34,15 +34,40 @@ function chunkEvent(delta, finishReason = null) {
 function tail(finishReason) {
   return [
     chunkEvent('{}', finishReason),
-    `${HEAD}[],"usage":{"prompt_tokens":57,"completion_tokens":4242,"total_tokens":4299,"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":0,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}}}\n\n`,
+    `${HEAD}[],"usage":{"prompt_tokens":57,"completion_tokens":4242,"total_tokens":4299,` +
+      '"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},' +
+      '"completion_tokens_details":{"reasoning_tokens":0,"audio_tokens":0,' +
+      '"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}}}\n\n',
     'data: [DONE]\n\n',
   ];
 }
 
 // Words with one-, two-, three- and four-byte UTF-8 characters (é, 中文, emoji, a ZWJ sequence).
 const WORDS = [
-  'the', 'stream', 'token', 'model', 'reply', 'café', 'naïve', 'résumé', 'élan', 'straße',
-  'Ünïcödé', '中文', '字符串', '流式传输', '日本語', '😀', '🚀', '👩‍💻', 'déjà', 'vu', 'and', 'of', '—', '“quoted”',
+  'the',
+  'stream',
+  'token',
+  'model',
+  'reply',
+  'café',
+  'naïve',
+  'résumé',
+  'élan',
+  'straße',
+  'Ünïcödé',
+  '中文',
+  '字符串',
+  '流式传输',
+  '日本語',
+  '😀',
+  '🚀',
+  '👩‍💻',
+  'déjà',
+  'vu',
+  'and',
+  'of',
+  '—',
+  '“quoted”',
 ];
 
 function words(random, count) {
@@ -91,7 +116,8 @@ function argumentsText(random, chars, key) {
 }
 
 function callHeader(index, name) {
-  return `{"tool_calls":[{"index":${index},"id":"call_${String(index).padStart(3, '0')}bench","type":"function","function":{"name":"${name}","arguments":""}}]}`;
+  const id = `call_${String(index).padStart(3, '0')}bench`;
+  return `{"tool_calls":[{"index":${index},"id":"${id}","type":"function","function":{"name":"${name}","arguments":""}}]}`;
 }
 
 function argumentsDelta(index, fragment) {
@@ -172,10 +198,26 @@ export function longLine(megabytes, seed = 4) {
 
 /** The workloads at scale x1 (x4 is four times the payload). */
 export const WORKLOADS = {
-  text: { make: (scale) => textStream(20 * scale), about: 'content deltas of 1-4 words, multi-byte text (é, 中文, emoji)', x1: '20 MB of chunks' },
-  'one-big-call': { make: (scale) => oneBigCall(5 * scale), about: 'one tool call, arguments in 10-character fragments', x1: '5 MB of arguments' },
-  '64-calls': { make: (scale) => sixtyFourCalls(20 * scale), about: '64 tool calls, fragments of 4-24 characters interleaved round-robin', x1: '20 MB of chunks' },
-  'long-line': { make: (scale) => longLine(10 * scale), about: 'one data line: a single chunk whose content is all the text', x1: '10 MB line' },
+  text: {
+    make: (scale) => textStream(20 * scale),
+    about: 'content deltas of 1-4 words, multi-byte text (é, 中文, emoji)',
+    x1: '20 MB of chunks',
+  },
+  'one-big-call': {
+    make: (scale) => oneBigCall(5 * scale),
+    about: 'one tool call, arguments in 10-character fragments',
+    x1: '5 MB of arguments',
+  },
+  '64-calls': {
+    make: (scale) => sixtyFourCalls(20 * scale),
+    about: '64 tool calls, fragments of 4-24 characters interleaved round-robin',
+    x1: '20 MB of chunks',
+  },
+  'long-line': {
+    make: (scale) => longLine(10 * scale),
+    about: 'one data line: a single chunk whose content is all the text',
+    x1: '10 MB line',
+  },
 };
 
 /** Cuts `bytes` into views of `size` bytes (the last may be shorter): the array every contender reads. */

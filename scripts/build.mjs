@@ -20,7 +20,7 @@ async function tsc(project, ...args) {
   try {
     await run(process.execPath, [tscBin, '-p', project, ...args], { cwd: root });
   } catch (error) {
-    throw new Error(`tsc -p ${project} ${args.join(' ')} failed:\n${error.stdout ?? ''}${error.stderr ?? ''}`);
+    throw new Error(`tsc -p ${project} ${args.join(' ')} failed:\n${error.stdout ?? ''}${error.stderr ?? ''}`, { cause: error });
   }
 }
 
@@ -31,7 +31,18 @@ async function tsc(project, ...args) {
 async function compile() {
   const results = await Promise.allSettled([
     tsc('tsconfig.build.json', '--outDir', 'dist/esm', '--declaration', '--module', 'esnext', '--moduleResolution', 'bundler'),
-    tsc('tsconfig.build.cjs.json', '--outDir', 'dist/cjs', '--declaration', '--module', 'commonjs', '--moduleResolution', 'node10', '--ignoreDeprecations', '6.0'),
+    tsc(
+      'tsconfig.build.cjs.json',
+      '--outDir',
+      'dist/cjs',
+      '--declaration',
+      '--module',
+      'commonjs',
+      '--moduleResolution',
+      'node10',
+      '--ignoreDeprecations',
+      '6.0',
+    ),
   ]);
   return results.filter((result) => result.status === 'rejected').map((result) => result.reason.message);
 }
@@ -45,7 +56,10 @@ if (failures.length > 0) {
 for (const file of readdirSync(join(root, 'dist/cjs/cli'))) {
   if (file.endsWith('.d.ts')) rmSync(join(root, 'dist/cjs/cli', file));
 }
-for (const [folder, type] of [['dist/esm', 'module'], ['dist/cjs', 'commonjs']]) {
+for (const [folder, type] of [
+  ['dist/esm', 'module'],
+  ['dist/cjs', 'commonjs'],
+]) {
   mkdirSync(join(root, folder), { recursive: true });
   writeFileSync(join(root, folder, 'package.json'), JSON.stringify({ type }) + '\n');
 }

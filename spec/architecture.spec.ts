@@ -67,7 +67,8 @@ function violations(files: readonly string[]): string[] {
     for (const specifier of importsOf(readFileSync(file, 'utf8'))) {
       const name = relative(SRC, file);
       if (!specifier.startsWith('.')) {
-        if ((specifier === 'rxjs' || specifier.startsWith('rxjs/')) && !rules.rxjs) found.push(`${name} -> ${specifier} (${layer} is pure: no rxjs)`);
+        if ((specifier === 'rxjs' || specifier.startsWith('rxjs/')) && !rules.rxjs)
+          found.push(`${name} -> ${specifier} (${layer} is pure: no rxjs)`);
         continue;
       }
       const target = resolve(dirname(file), specifier.replace(/\.js$/, '.ts'));
@@ -112,7 +113,10 @@ describe('the layers of src/', () => {
         return ALLOWED[layer].layers.has(targetLayer) ? [] : [targetLayer];
       });
     };
-    expect(check(fake('core/Fake.ts', "import { Observable } from 'rxjs';\nimport { x } from '../dialects/usage.js';"))).toEqual(['rxjs', 'dialects']);
+    expect(check(fake('core/Fake.ts', "import { Observable } from 'rxjs';\nimport { x } from '../dialects/usage.js';"))).toEqual([
+      'rxjs',
+      'dialects',
+    ]);
     expect(check(fake('internal/fake.ts', "import { CompletionTracker } from '../core/CompletionTracker.js';"))).toEqual(['core']);
     expect(check(fake('fakeOperator.ts', "import { estimateTokenUsage } from './finalizeCompletion.js';"))).toEqual(['operator']);
     expect(check(fake('dialects/fake.ts', "export { y } from '../io/fromResponse.js';"))).toEqual(['io']);

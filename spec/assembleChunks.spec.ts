@@ -39,11 +39,15 @@ describe('assembleChunks (openai-chat)', () => {
       testScheduler.run(({ cold, expectObservable }) => {
         const source = cold('-a------|', { a: frame(chunk({ content: 'x' }, {}, 'stop')) });
         const error = new StreamClosedEarlyError('the stream ended without [DONE] after 1 frame');
-        expectObservable(source.pipe(assembleChunks())).toBe('-(sxf)--#', {
-          s: start,
-          x: { type: 'content', choice: 0, text: 'x' },
-          f: { type: 'finish', choice: 0, reason: 'stop', raw: 'stop' },
-        }, error);
+        expectObservable(source.pipe(assembleChunks())).toBe(
+          '-(sxf)--#',
+          {
+            s: start,
+            x: { type: 'content', choice: 0, text: 'x' },
+            f: { type: 'finish', choice: 0, reason: 'stop', raw: 'stop' },
+          },
+          error,
+        );
       });
     });
 
@@ -55,10 +59,14 @@ describe('assembleChunks (openai-chat)', () => {
           b: frame(chunk({ content: 'never' })),
         });
         const error = new ProviderError('the provider reported an error at frame 2: overloaded (server_error, code x1)');
-        expectObservable(source.pipe(assembleChunks())).toBe('-(sx)--#', {
-          s: start,
-          x: { type: 'content', choice: 0, text: 'x' },
-        }, error);
+        expectObservable(source.pipe(assembleChunks())).toBe(
+          '-(sx)--#',
+          {
+            s: start,
+            x: { type: 'content', choice: 0, text: 'x' },
+          },
+          error,
+        );
         expectSubscriptions(source.subscriptions).toBe('^------!');
       });
     });

@@ -46,9 +46,7 @@ describe('decodeUtf8', () => {
       testScheduler.run(({ cold, expectObservable }) => {
         const source = cold('-a--|', { a: bytes(0x61, 0xe2, 0x82) });
         const expected = '   -x--#';
-        const error = new StreamClosedEarlyError(
-          'the bytes ended mid-character: an incomplete UTF-8 sequence starts at byte offset 1',
-        );
+        const error = new StreamClosedEarlyError('the bytes ended mid-character: an incomplete UTF-8 sequence starts at byte offset 1');
         expectObservable(source.pipe(decodeUtf8())).toBe(expected, { x: 'a' }, error);
       });
     });
@@ -94,7 +92,12 @@ describe('decodeUtf8', () => {
       let attempt = 0;
       // The first attempt leaves half a character in the decoder, then fails; the retry must not see it.
       const source = defer(() =>
-        attempt++ === 0 ? concat(of(bytes(0xc3)), throwError(() => new Error('reset'))) : of(utf8('ok')),
+        attempt++ === 0
+          ? concat(
+              of(bytes(0xc3)),
+              throwError(() => new Error('reset')),
+            )
+          : of(utf8('ok')),
       );
       const outcome = runSync([0], () => source.pipe(decodeUtf8(), retry(1)));
       expect(outcome).toEqual({ values: ['ok'] });

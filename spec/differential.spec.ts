@@ -83,7 +83,9 @@ const text = fc.oneof(
 const call: fc.Arbitrary<PlannedCall> = fc.record({
   id: fc.stringMatching(/^call_[A-Za-z0-9]{1,8}$/),
   name: fc.stringMatching(/^[a-z_][a-z0-9_]{0,12}$/),
-  arguments: fc.dictionary(fc.string({ unit: 'grapheme', maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }).map((args) => JSON.stringify(args)),
+  arguments: fc
+    .dictionary(fc.string({ unit: 'grapheme', maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 })
+    .map((args) => JSON.stringify(args)),
   cuts: fc.array(fc.nat(80), { maxLength: 5 }),
 });
 
@@ -160,7 +162,11 @@ function wire(plan: PlannedStream): string {
     const fragments = planned.calls.map((c, k) =>
       splitAt(c.arguments, c.cuts).map((piece, n) =>
         chunkOf(index, {
-          tool_calls: [n === 0 ? { index: k, id: c.id, type: 'function', function: { name: c.name, arguments: piece } } : { index: k, function: { arguments: piece } }],
+          tool_calls: [
+            n === 0
+              ? { index: k, id: c.id, type: 'function', function: { name: c.name, arguments: piece } }
+              : { index: k, function: { arguments: piece } },
+          ],
         }),
       ),
     );
@@ -247,7 +253,13 @@ describe('against the official openai SDK (ChatCompletionStream)', () => {
     };
     const lines = wire(plan).trim().split('\n\n');
     expect(lines[lines.length - 1]).toBe('data: [DONE]');
-    const chunks = lines.slice(0, -1).map((line) => JSON.parse(line.slice('data: '.length)) as { choices: { index: number; delta: Chunk; finish_reason: string | null }[]; usage?: unknown });
+    const chunks = lines.slice(0, -1).map(
+      (line) =>
+        JSON.parse(line.slice('data: '.length)) as {
+          choices: { index: number; delta: Chunk; finish_reason: string | null }[];
+          usage?: unknown;
+        },
+    );
     expect(chunks.map((chunk) => chunk.choices.map((c) => [c.index, Object.keys(c.delta).join('+'), c.finish_reason]))).toEqual([
       [[0, 'role+content+refusal', null]],
       [[1, 'role+content+refusal', null]],
@@ -279,14 +291,29 @@ describe('against the official openai SDK (ChatCompletionStream)', () => {
 
   describe('where they agree on a stream that is not the usual one', () => {
     const chunk = (index: number, delta: Chunk, finish: string | null = null, extra: Chunk = {}): string =>
-      `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', model: 'm', choices: [{ index, delta, finish_reason: finish }], ...extra })}\n\n`;
+      `data: ${JSON.stringify({
+        id: 'c1',
+        object: 'chat.completion.chunk',
+        model: 'm',
+        choices: [{ index, delta, finish_reason: finish }],
+        ...extra,
+      })}\n\n`;
     const DONE = 'data: [DONE]\n\n';
 
     it('choices arriving out of order: both list them by index', async () => {
-      const bytes = utf8(chunk(1, { role: 'assistant', content: 'b' }) + chunk(0, { role: 'assistant', content: 'a' }) + chunk(1, {}, 'stop') + chunk(0, {}, 'length') + DONE);
+      const bytes = utf8(
+        chunk(1, { role: 'assistant', content: 'b' }) +
+          chunk(0, { role: 'assistant', content: 'a' }) +
+          chunk(1, {}, 'stop') +
+          chunk(0, {}, 'length') +
+          DONE,
+      );
       const completion = ourCompletion([bytes]);
       expect(fromOurs(completion)).toEqual(fromSdk(await sdkCompletion([bytes])));
-      expect(completion.choices.map((c) => [c.index, c.content])).toEqual([[0, 'a'], [1, 'b']]);
+      expect(completion.choices.map((c) => [c.index, c.content])).toEqual([
+        [0, 'a'],
+        [1, 'b'],
+      ]);
     });
 
     it('frames after [DONE] are ignored by both', async () => {
@@ -300,7 +327,11 @@ describe('against the official openai SDK (ChatCompletionStream)', () => {
     });
 
     it('an error payload fails both: the SDK with an APIError, this library with a ProviderError keeping the text', async () => {
-      const bytes = utf8(chunk(0, { role: 'assistant', content: 'a' }) + `data: ${JSON.stringify({ error: { message: 'boom', type: 'server_error' } })}\n\n` + DONE);
+      const bytes = utf8(
+        chunk(0, { role: 'assistant', content: 'a' }) +
+          `data: ${JSON.stringify({ error: { message: 'boom', type: 'server_error' } })}\n\n` +
+          DONE,
+      );
       await expect(sdkCompletion([bytes])).rejects.toThrow('boom');
       const error = ours([bytes]).error as ProviderError;
       expect(error).toBeInstanceOf(ProviderError);
@@ -311,11 +342,17 @@ describe('against the official openai SDK (ChatCompletionStream)', () => {
 
   describe('where they must differ (each with the reason this library is right)', () => {
     const chunk = (index: number, delta: Chunk, finish: string | null = null, extra: Chunk = {}): string =>
-      `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', model: 'm', choices: [{ index, delta, finish_reason: finish }], ...extra })}\n\n`;
+      `data: ${JSON.stringify({
+        id: 'c1',
+        object: 'chat.completion.chunk',
+        model: 'm',
+        choices: [{ index, delta, finish_reason: finish }],
+        ...extra,
+      })}\n\n`;
     const DONE = 'data: [DONE]\n\n';
     const call = (index: number, fields: Chunk): Chunk => ({ tool_calls: [{ index, type: 'function', ...fields }] });
 
-    it('a stream without [DONE]: the SDK returns a completion, this library a StreamClosedEarlyError with everything as partial', async () => {
+    it('a stream without [DONE]: the SDK returns a completion, this library a StreamClosedEarlyError with all as partial', async () => {
       // The connection closed after the finish chunk. Without the end signal nothing says the reply
       // is whole: the usage chunk (or more choices) may still have been on the way. The SDK cannot
       // tell a cut stream from a complete one; this library does not guess, and loses nothing.
@@ -328,10 +365,14 @@ describe('against the official openai SDK (ChatCompletionStream)', () => {
       expect(error.partial).toMatchObject({ content: 'Hello', finishReason: 'stop', finished: true });
     });
 
-    it("finish_reason 'stop' on a choice that made calls: the SDK keeps 'stop', this library says tool_calls and keeps 'stop' as raw", async () => {
+    it("finish_reason 'stop' on a choice that made calls: the SDK keeps 'stop', this library says tool_calls, 'stop' as raw", async () => {
       // Several servers (vLLM, Ollama /v1, Gemini's compatible endpoint) send 'stop' after calls. Code
       // that branches on finish_reason === 'tool_calls' would not run them; the raw value stays.
-      const bytes = utf8(chunk(0, { role: 'assistant', ...call(0, { id: 'call_1', function: { name: 'f', arguments: '{}' } }) }) + chunk(0, {}, 'stop') + DONE);
+      const bytes = utf8(
+        chunk(0, { role: 'assistant', ...call(0, { id: 'call_1', function: { name: 'f', arguments: '{}' } }) }) +
+          chunk(0, {}, 'stop') +
+          DONE,
+      );
       const sdk = await sdkCompletion([bytes]);
       expect(sdk.choices[0]!.finish_reason).toBe('stop');
       const completion = ourCompletion([bytes]);
@@ -342,10 +383,19 @@ describe('against the official openai SDK (ChatCompletionStream)', () => {
       // The SDK keeps choices in an array indexed by choice and maps over it at the end; a missing
       // index 1 makes that fail. Each choice that arrived is whole and finished, so this library returns
       // them, each with its own index (and choice 0's at the top).
-      const bytes = utf8(chunk(0, { role: 'assistant', content: 'a' }) + chunk(2, { role: 'assistant', content: 'c' }) + chunk(2, {}, 'stop') + chunk(0, {}, 'stop') + DONE);
+      const bytes = utf8(
+        chunk(0, { role: 'assistant', content: 'a' }) +
+          chunk(2, { role: 'assistant', content: 'c' }) +
+          chunk(2, {}, 'stop') +
+          chunk(0, {}, 'stop') +
+          DONE,
+      );
       await expect(sdkCompletion([bytes])).rejects.toThrow();
       const completion = ourCompletion([bytes]);
-      expect(completion.choices.map((c) => [c.index, c.content])).toEqual([[0, 'a'], [2, 'c']]);
+      expect(completion.choices.map((c) => [c.index, c.content])).toEqual([
+        [0, 'a'],
+        [2, 'c'],
+      ]);
     });
 
     it('usage: null after the usage was reported: the SDK loses it, this library keeps the last value reported', async () => {
@@ -371,7 +421,9 @@ describe('against the official openai SDK (ChatCompletionStream)', () => {
     it('a tool call that never got an id: the SDK makes one up, this library refuses the call', async () => {
       // The id is what the tool result must answer to on the next request; an invented one matches
       // nothing the server knows. A call that cannot be answered is not a call to run.
-      const bytes = utf8(chunk(0, { role: 'assistant', ...call(0, { function: { name: 'f', arguments: '{}' } }) }) + chunk(0, {}, 'tool_calls') + DONE);
+      const bytes = utf8(
+        chunk(0, { role: 'assistant', ...call(0, { function: { name: 'f', arguments: '{}' } }) }) + chunk(0, {}, 'tool_calls') + DONE,
+      );
       const sdk = await sdkCompletion([bytes]);
       expect(sdk.choices[0]!.message.tool_calls![0]!.id).toMatch(/^call_[0-9a-f-]{36}$/);
       const error = ours([bytes]).error as ProtocolError;
@@ -381,8 +433,14 @@ describe('against the official openai SDK (ChatCompletionStream)', () => {
 
     it('arguments that are not JSON: the SDK returns the text, this library refuses the call with it as partial', async () => {
       // A tool run with half its arguments is the fault this library exists to prevent.
-      const bytes = utf8(chunk(0, { role: 'assistant', ...call(0, { id: 'call_1', function: { name: 'f', arguments: '{"path": "/tm' } }) }) + chunk(0, {}, 'tool_calls') + DONE);
-      expect((await sdkCompletion([bytes])).choices[0]!.message.tool_calls![0]!).toMatchObject({ function: { arguments: '{"path": "/tm' } });
+      const bytes = utf8(
+        chunk(0, { role: 'assistant', ...call(0, { id: 'call_1', function: { name: 'f', arguments: '{"path": "/tm' } }) }) +
+          chunk(0, {}, 'tool_calls') +
+          DONE,
+      );
+      expect((await sdkCompletion([bytes])).choices[0]!.message.tool_calls![0]!).toMatchObject({
+        function: { arguments: '{"path": "/tm' },
+      });
       const error = ours([bytes]).error as LlmStreamError;
       expect(error).toBeInstanceOf(ProtocolError);
       expect(error.message).toBe('the arguments of tool call 0 of choice 0 (f) are not valid JSON: "{\\"path\\": \\"/tm"');
@@ -393,17 +451,32 @@ describe('against the official openai SDK (ChatCompletionStream)', () => {
       // The SDK files a fragment under tool_calls[index]; without an index the call is lost while the
       // finish still says tool_calls. Each such whole call is a call: positions 0, 1 by arrival.
       const bytes = utf8(
-        chunk(0, { role: 'assistant', tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{"n":1}' } }, { id: 'b', type: 'function', function: { name: 'g', arguments: '{}' } }] }) +
+        chunk(0, {
+          role: 'assistant',
+          tool_calls: [
+            { id: 'a', type: 'function', function: { name: 'f', arguments: '{"n":1}' } },
+            { id: 'b', type: 'function', function: { name: 'g', arguments: '{}' } },
+          ],
+        }) +
           chunk(0, {}, 'tool_calls') +
           DONE,
       );
       expect((await sdkCompletion([bytes])).choices[0]!.message.tool_calls).toEqual([]);
-      expect(ourCompletion([bytes]).toolCalls.map((t) => [t.index, t.id, t.name, t.args])).toEqual([[0, 'a', 'f', { n: 1 }], [1, 'b', 'g', {}]]);
+      expect(ourCompletion([bytes]).toolCalls.map((t) => [t.index, t.id, t.name, t.args])).toEqual([
+        [0, 'a', 'f', { n: 1 }],
+        [1, 'b', 'g', {}],
+      ]);
     });
 
     it('arguments sent as an object: the SDK concatenates "[object Object]", this library serializes it', async () => {
-      const bytes = utf8(chunk(0, { role: 'assistant', ...call(0, { id: 'call_1', function: { name: 'f', arguments: { city: 'Paris' } } }) }) + chunk(0, {}, 'tool_calls') + DONE);
-      expect((await sdkCompletion([bytes])).choices[0]!.message.tool_calls![0]!).toMatchObject({ function: { arguments: '[object Object]' } });
+      const bytes = utf8(
+        chunk(0, { role: 'assistant', ...call(0, { id: 'call_1', function: { name: 'f', arguments: { city: 'Paris' } } }) }) +
+          chunk(0, {}, 'tool_calls') +
+          DONE,
+      );
+      expect((await sdkCompletion([bytes])).choices[0]!.message.tool_calls![0]!).toMatchObject({
+        function: { arguments: '[object Object]' },
+      });
       expect(ourCompletion([bytes]).toolCalls[0]).toMatchObject({ arguments: '{"city":"Paris"}', args: { city: 'Paris' } });
     });
 

@@ -140,7 +140,12 @@ describe('the code in the README and docs/', () => {
 
   it('catches what a reader would hit: an implicit any, an undeclared name', () => {
     const faulty = typeCheck([
-      { where: 'implicit-any', code: "import { validateToolCalls } from 'rxjs-llm-stream';\nconst tools = { get_time: (args) => args !== null };\nvalidateToolCalls(tools);" },
+      {
+        where: 'implicit-any',
+        code:
+          "import { validateToolCalls } from 'rxjs-llm-stream';\nconst tools " +
+          '= { get_time: (args) => args !== null };\nvalidateToolCalls(tools);',
+      },
       { where: 'undeclared', code: 'console.log(lastId + 1);' },
     ]);
     expect(faulty.get('implicit-any')!.join('\n')).toContain("Parameter 'args' implicitly has an 'any' type");

@@ -12,9 +12,15 @@ import { textChunksOf } from './support/chunking';
 const frames = fc
   .array(
     fc.record({
-      event: fc.oneof(fc.constant('message'), fc.string({ minLength: 1, maxLength: 8 }).filter((s) => !/[\r\n]/.test(s) && !s.startsWith(' ') && s !== 'message')),
+      event: fc.oneof(
+        fc.constant('message'),
+        fc.string({ minLength: 1, maxLength: 8 }).filter((s) => !/[\r\n]/.test(s) && !s.startsWith(' ') && s !== 'message'),
+      ),
       data: fc.string({ maxLength: 20 }).filter((s) => !s.includes('\r')),
-      id: fc.option(fc.string({ maxLength: 6 }).filter((s) => !/[\r\n\0]/.test(s) && !s.startsWith(' ')), { nil: undefined }),
+      id: fc.option(
+        fc.string({ maxLength: 6 }).filter((s) => !/[\r\n\0]/.test(s) && !s.startsWith(' ')),
+        { nil: undefined },
+      ),
       retry: fc.option(fc.nat(100000), { nil: undefined }),
     }),
     { maxLength: 8 },
@@ -55,7 +61,10 @@ describe('encodeSse', () => {
   });
 
   it('has a byte form that decodeUtf8 and sseFrames read back', () => {
-    const written: SseFrame[] = [{ event: 'message', data: 'café ☕\n😀', id: '1' }, { event: 'x', data: '', id: '1' }];
+    const written: SseFrame[] = [
+      { event: 'message', data: 'café ☕\n😀', id: '1' },
+      { event: 'x', data: '', id: '1' },
+    ];
     const outcome = runSync([0], () => from(written).pipe(encodeSseBytes(), decodeUtf8(), sseFrames()));
     expect(outcome).toEqual({ values: written });
   });

@@ -27,8 +27,14 @@ describe('the partial of an error is typed honestly', () => {
       { type: 'start', id: 'chatcmpl-1', model: 'm' },
       { type: 'content', choice: 0, text: 'so far' },
     ];
-    const { error } = collectSync(concat(of(...events), throwError(() => new ProviderError('overloaded'))).pipe(finalizeCompletion()));
-    if (!(error instanceof ProviderError) || !isCompletionSnapshot(error.partial)) throw new Error('expected a ProviderError with a snapshot');
+    const { error } = collectSync(
+      concat(
+        of(...events),
+        throwError(() => new ProviderError('overloaded')),
+      ).pipe(finalizeCompletion()),
+    );
+    if (!(error instanceof ProviderError) || !isCompletionSnapshot(error.partial))
+      throw new Error('expected a ProviderError with a snapshot');
     const content: string | null = error.partial.content; // typed: this line is checked by the compiler
     expect(content).toBe('so far');
     expect(error.partial.id).toBe('chatcmpl-1');
@@ -39,7 +45,10 @@ describe('the partial of an error is typed honestly', () => {
     ['the text partial of the frame layer', { data: 'a', incompleteLine: 'data: {"cho' }],
     ['a string', 'so far'],
     ['an object without choices', { content: 'x', toolCalls: [], finished: false, inReasoning: false, reasoningTokens: 0 }],
-    ['a snapshot whose content is a number', { content: 1, reasoning: null, refusal: null, toolCalls: [], choices: [], finished: false, inReasoning: false, reasoningTokens: 0 }],
+    [
+      'a snapshot whose content is a number',
+      { content: 1, reasoning: null, refusal: null, toolCalls: [], choices: [], finished: false, inReasoning: false, reasoningTokens: 0 },
+    ],
   ])('isCompletionSnapshot is false for %s', (_name, value) => {
     expect(isCompletionSnapshot(value)).toBe(false);
   });
@@ -55,30 +64,56 @@ describe('the partial of an error is typed honestly', () => {
 describe('streamErrorData and errorFromStreamErrorData', () => {
   const call = { index: 0, id: 'call_1', name: 'get_weather', arguments: '{"city":7}', args: { city: 7 } };
   const errors: ReadonlyArray<readonly [string, LlmStreamError]> = [
-    ['StreamClosedEarlyError', new StreamClosedEarlyError('the stream ended without [DONE] after 4 frames', { position: { event: 4 }, partial: { big: 'x' } })],
+    [
+      'StreamClosedEarlyError',
+      new StreamClosedEarlyError('the stream ended without [DONE] after 4 frames', { position: { event: 4 }, partial: { big: 'x' } }),
+    ],
     ['ProtocolError', new ProtocolError('frame 2: data is not JSON: "{"', { position: { event: 2 } })],
     ['StreamIdleError', new StreamIdleError('the body was silent for 300 ms after 687 bytes in 1 chunk')],
-    ['ProviderError', new ProviderError('the provider answered HTTP 429: slow down', { status: 429, type: 'rate_limit', code: 'rate_limit_exceeded', body: { secret: 1 } })],
-    ['ToolArgumentsError', new ToolArgumentsError('get_weather refused', { call, choice: 0, issues: [{ message: 'Expected string', path: ['city', { key: 0 }] }] })],
+    [
+      'ProviderError',
+      new ProviderError('the provider answered HTTP 429: slow down', {
+        status: 429,
+        type: 'rate_limit',
+        code: 'rate_limit_exceeded',
+        body: { secret: 1 },
+      }),
+    ],
+    [
+      'ToolArgumentsError',
+      new ToolArgumentsError('get_weather refused', {
+        call,
+        choice: 0,
+        issues: [{ message: 'Expected string', path: ['city', { key: 0 }] }],
+      }),
+    ],
   ];
 
-  it.each(errors)('a %s comes back as the same class with the same message, position and fields, without partial or body', (name, error) => {
-    const data = JSON.parse(JSON.stringify(streamErrorData(error))) as unknown;
-    expect(JSON.stringify(data)).not.toContain('big'); // the partial stays on the server
-    expect(JSON.stringify(data)).not.toContain('secret'); // and so does the provider's raw body
-    const rebuilt = errorFromStreamErrorData(data);
-    expect(rebuilt.name).toBe(name);
-    expect(rebuilt.constructor).toBe(error.constructor);
-    expect(rebuilt.message).toBe(error.message);
-    expect(rebuilt.position).toEqual(error.position);
-    expect(rebuilt.partial).toBeUndefined();
-    if (error instanceof ProviderError) expect(rebuilt).toMatchObject({ status: 429, type: 'rate_limit', code: 'rate_limit_exceeded' });
-    if (error instanceof ToolArgumentsError) expect(rebuilt).toMatchObject({ call, choice: 0, issues: [{ message: 'Expected string', path: ['city', 0] }] });
-  });
+  it.each(errors)(
+    'a %s comes back as the same class with the same message, position and fields, without partial or body',
+    (name, error) => {
+      const data = JSON.parse(JSON.stringify(streamErrorData(error))) as unknown;
+      expect(JSON.stringify(data)).not.toContain('big'); // the partial stays on the server
+      expect(JSON.stringify(data)).not.toContain('secret'); // and so does the provider's raw body
+      const rebuilt = errorFromStreamErrorData(data);
+      expect(rebuilt.name).toBe(name);
+      expect(rebuilt.constructor).toBe(error.constructor);
+      expect(rebuilt.message).toBe(error.message);
+      expect(rebuilt.position).toEqual(error.position);
+      expect(rebuilt.partial).toBeUndefined();
+      if (error instanceof ProviderError) expect(rebuilt).toMatchObject({ status: 429, type: 'rate_limit', code: 'rate_limit_exceeded' });
+      if (error instanceof ToolArgumentsError)
+        expect(rebuilt).toMatchObject({ call, choice: 0, issues: [{ message: 'Expected string', path: ['city', 0] }] });
+    },
+  );
 
-  it('describes an error that is not the library\'s as a StreamClosedEarlyError that names nothing of it', () => {
+  it("describes an error that is not the library's as a StreamClosedEarlyError that names nothing of it", () => {
     const data = streamErrorData(new TypeError('fetch failed: connect ECONNREFUSED 10.1.2.3:8080'));
-    expect(data).toEqual({ name: 'StreamClosedEarlyError', reason: 'transport', message: 'the stream failed on the server before its end' });
+    expect(data).toEqual({
+      name: 'StreamClosedEarlyError',
+      reason: 'transport',
+      message: 'the stream failed on the server before its end',
+    });
   });
 
   it('rebuilds a name it does not know as a StreamClosedEarlyError keeping it, and refuses data that is no error', () => {

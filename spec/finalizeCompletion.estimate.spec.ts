@@ -52,29 +52,44 @@ describe('finalizeCompletion({ estimateUsage })', () => {
   });
 
   it('never replaces usage that came, even in part, nor marks it estimated', () => {
-    const full = runSync([...twoChoices, { type: 'usage', usage: { promptTokens: 5, completionTokens: 11, totalTokens: 16 } }], finalizeCompletion({ estimateUsage: true }));
+    const full = runSync(
+      [...twoChoices, { type: 'usage', usage: { promptTokens: 5, completionTokens: 11, totalTokens: 16 } }],
+      finalizeCompletion({ estimateUsage: true }),
+    );
     expect(full.values[0]!.usage).toEqual({ promptTokens: 5, completionTokens: 11, totalTokens: 16 });
     expect(full.values[0]!.usage).not.toHaveProperty('estimated');
-    const promptOnly = runSync([...twoChoices, { type: 'usage', usage: { promptTokens: 5, completionTokens: null, totalTokens: null } }], finalizeCompletion({ estimateUsage: true }));
+    const promptOnly = runSync(
+      [...twoChoices, { type: 'usage', usage: { promptTokens: 5, completionTokens: null, totalTokens: null } }],
+      finalizeCompletion({ estimateUsage: true }),
+    );
     expect(promptOnly.values[0]!.usage).toEqual({ promptTokens: 5, completionTokens: null, totalTokens: null });
   });
 
   it('estimates 0 for a reply without text, and rounds a single character up to 1', () => {
     expect(runSync([stop()], finalizeCompletion({ estimateUsage: true })).values[0]!.usage).toEqual(estimate(0));
-    expect(runSync([{ type: 'content', choice: 0, text: 'x' }, stop()] as ChatEvent[], finalizeCompletion({ estimateUsage: true })).values[0]!.usage).toEqual(estimate(1));
+    expect(
+      runSync([{ type: 'content', choice: 0, text: 'x' }, stop()] as ChatEvent[], finalizeCompletion({ estimateUsage: true })).values[0]!
+        .usage,
+    ).toEqual(estimate(1));
   });
 
   it('counts UTF-16 code units, so an astral character counts as two', () => {
     // "😀😀" is 4 code units: 1 token; "😀😀😀" is 6: 2 tokens.
-    expect(runSync([{ type: 'content', choice: 0, text: '😀😀' }, stop()] as ChatEvent[], finalizeCompletion({ estimateUsage: true })).values[0]!.usage).toEqual(estimate(1));
-    expect(runSync([{ type: 'content', choice: 0, text: '😀😀😀' }, stop()] as ChatEvent[], finalizeCompletion({ estimateUsage: true })).values[0]!.usage).toEqual(estimate(2));
+    const estimateFor = (text: string) =>
+      runSync([{ type: 'content', choice: 0, text }, stop()] as ChatEvent[], finalizeCompletion({ estimateUsage: true })).values[0]!.usage;
+    expect(estimateFor('😀😀')).toEqual(estimate(1));
+    expect(estimateFor('😀😀😀')).toEqual(estimate(2));
   });
 
   it('puts an estimate in the partial of a stream cut off before its finish', () => {
     const { error } = runSync(twoChoices.slice(0, 6), finalizeCompletion({ estimateUsage: true }));
     expect(error).toBeInstanceOf(StreamClosedEarlyError);
     // 11 + 6 + 15 = 32 characters of choice 0 so far: 8 tokens.
-    expect(((error as StreamClosedEarlyError).partial as CompletionSnapshot)).toMatchObject({ content: 'Sure!!', finished: false, usage: estimate(8) });
+    expect((error as StreamClosedEarlyError).partial as CompletionSnapshot).toMatchObject({
+      content: 'Sure!!',
+      finished: false,
+      usage: estimate(8),
+    });
     const without = runSync(twoChoices.slice(0, 6), finalizeCompletion());
     expect(((without.error as StreamClosedEarlyError).partial as CompletionSnapshot).usage).toBeNull();
   });
@@ -106,7 +121,9 @@ describe('finalizeCompletion({ estimateUsage })', () => {
           usage: estimate(2),
           timings: null,
           reasoningTokens: 0,
-          choices: [{ index: 0, content: 'Hello!', reasoning: null, refusal: null, toolCalls: [], finishReason: 'stop', rawFinishReason: 'stop' }],
+          choices: [
+            { index: 0, content: 'Hello!', reasoning: null, refusal: null, toolCalls: [], finishReason: 'stop', rawFinishReason: 'stop' },
+          ],
         },
       });
       expectSubscriptions(source.subscriptions).toBe('^----!');
@@ -116,7 +133,10 @@ describe('finalizeCompletion({ estimateUsage })', () => {
   it('estimates a recording that carries no usage (typed events: 7 + 29 + 17 characters, 14 tokens)', () => {
     const bytes = new Uint8Array(readFileSync(join(__dirname, '..', 'marbles', 'dialects', 'typed-events.sse')));
     for (const size of [1, 7, 64]) {
-      const { values, error } = runSync(chunksOf(bytes, size), pipe(decodeUtf8(), sseFrames(), assembleChunks(), groupToolCallsByIndex(), finalizeCompletion({ estimateUsage: true })));
+      const { values, error } = runSync(
+        chunksOf(bytes, size),
+        pipe(decodeUtf8(), sseFrames(), assembleChunks(), groupToolCallsByIndex(), finalizeCompletion({ estimateUsage: true })),
+      );
       expect(error).toBeUndefined();
       expect(values[0]!.usage).toEqual(estimate(14));
     }
@@ -124,7 +144,7 @@ describe('finalizeCompletion({ estimateUsage })', () => {
 });
 
 describe('scanCompletion({ estimateUsage })', () => {
-  it('shows an estimate that grows with the text until the provider\'s usage arrives', () => {
+  it("shows an estimate that grows with the text until the provider's usage arrives", () => {
     const { values } = runSync(
       [
         { type: 'content', choice: 0, text: 'abcd' },
@@ -134,7 +154,12 @@ describe('scanCompletion({ estimateUsage })', () => {
       ] as ChatEvent[],
       scanCompletion({ estimateUsage: true }),
     );
-    expect(values.map((snapshot) => snapshot.usage)).toEqual([estimate(1), estimate(2), { promptTokens: 3, completionTokens: 2, totalTokens: 5 }, { promptTokens: 3, completionTokens: 2, totalTokens: 5 }]);
+    expect(values.map((snapshot) => snapshot.usage)).toEqual([
+      estimate(1),
+      estimate(2),
+      { promptTokens: 3, completionTokens: 2, totalTokens: 5 },
+      { promptTokens: 3, completionTokens: 2, totalTokens: 5 },
+    ]);
   });
 
   it('leaves usage null without the option', () => {

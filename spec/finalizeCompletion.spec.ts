@@ -34,7 +34,9 @@ describe('finalizeCompletion', () => {
         usage: null,
         timings: null,
         reasoningTokens: 0,
-        choices: [{ index: 0, content: 'Hello!', reasoning: null, refusal: null, toolCalls: [], finishReason: 'stop', rawFinishReason: 'stop' }],
+        choices: [
+          { index: 0, content: 'Hello!', reasoning: null, refusal: null, toolCalls: [], finishReason: 'stop', rawFinishReason: 'stop' },
+        ],
       };
       expectObservable(source.pipe(finalizeCompletion())).toBe('---------(c|)', { c: completion });
       expectSubscriptions(source.subscriptions).toBe('^--------!');
@@ -82,14 +84,14 @@ describe('finalizeCompletion', () => {
     expect((outcome.error as ProviderError).partial).toMatchObject({ content: 'so far' });
   });
 
-  it('passes an error that is not the library\'s unchanged', () => {
+  it("passes an error that is not the library's unchanged", () => {
     const reset = new Error('socket reset');
     const outcome = runSync([0], () => new Observable<ChatEvent>((subscriber) => subscriber.error(reset)).pipe(finalizeCompletion()));
     expect(outcome.error).toBe(reset);
     expect(reset).not.toHaveProperty('partial');
   });
 
-  it('builds every choice for n > 1; the top-level fields are choice 0\'s', () => {
+  it("builds every choice for n > 1; the top-level fields are choice 0's", () => {
     const outcome = runSync(
       [
         { type: 'start', id: 'c', model: null },

@@ -17,16 +17,23 @@ import { runSync } from './support/collect';
 // arguments, and the tracker after it adopts that parse instead of making its own.
 
 const MARBLES = join(__dirname, '..', 'marbles');
-const RECORDINGS = ['openai/tool-calls-interleaved.sse', 'dialects/anthropic-messages.sse', 'dialects/openai-responses.sse', 'dialects/gemini-native.sse'];
+const RECORDINGS = [
+  'openai/tool-calls-interleaved.sse',
+  'dialects/anthropic-messages.sse',
+  'dialects/openai-responses.sse',
+  'dialects/gemini-native.sse',
+];
 
 /** Runs `bytes` through the pipeline, counting `JSON.parse` calls made on each call's arguments text. */
 function parsesOfArguments<T>(bytes: Uint8Array, tail: OperatorFunction<ChatEvent, T>): { values: T[]; parses: Map<string, number> } {
   const parses = new Map<string, number>();
   const parse = JSON.parse;
-  const spy = jest.spyOn(JSON, 'parse').mockImplementation((text: string, reviver?: (this: unknown, key: string, value: unknown) => unknown) => {
-    parses.set(text, (parses.get(text) ?? 0) + 1);
-    return parse(text, reviver);
-  });
+  const spy = jest
+    .spyOn(JSON, 'parse')
+    .mockImplementation((text: string, reviver?: (this: unknown, key: string, value: unknown) => unknown) => {
+      parses.set(text, (parses.get(text) ?? 0) + 1);
+      return parse(text, reviver);
+    });
   try {
     const { values, error } = runSync(chunksOf(bytes, 64), pipe(decodeUtf8(), sseFrames(), assembleChunks(), tail));
     if (error !== undefined) throw error;
@@ -48,7 +55,10 @@ describe('each tool call is parsed once', () => {
   it.each(RECORDINGS)('%s with scanCompletion after groupToolCallsByIndex, and with finalizeCompletion alone', (name) => {
     const bytes = new Uint8Array(readFileSync(join(MARBLES, name)));
     for (const tail of [pipe(groupToolCallsByIndex(), scanCompletion()), finalizeCompletion()]) {
-      const { values, parses } = parsesOfArguments(bytes, tail as OperatorFunction<ChatEvent, { toolCalls: readonly { arguments: string }[] }>);
+      const { values, parses } = parsesOfArguments(
+        bytes,
+        tail as OperatorFunction<ChatEvent, { toolCalls: readonly { arguments: string }[] }>,
+      );
       const last = values[values.length - 1]!;
       expect(last.toolCalls.length).toBeGreaterThanOrEqual(2);
       for (const call of last.toolCalls) expect(parses.get(call.arguments)).toBe(1);
@@ -61,7 +71,10 @@ describe('each tool call is parsed once', () => {
       get_weather: z.object({ city: z.string(), unit: z.string(), checked: z.boolean().default(true) }),
       get_time: z.object({ tz: z.string() }).transform((args) => ({ ...args, zone: args.tz.toUpperCase() })),
     };
-    const { values } = runSync(chunksOf(bytes, 64), pipe(decodeUtf8(), sseFrames(), assembleChunks(), groupToolCallsByIndex(), validateToolCalls(tools), finalizeCompletion()));
+    const { values } = runSync(
+      chunksOf(bytes, 64),
+      pipe(decodeUtf8(), sseFrames(), assembleChunks(), groupToolCallsByIndex(), validateToolCalls(tools), finalizeCompletion()),
+    );
     const completion = values[0]!;
     expect(completion.toolCalls.map((call) => call.args)).toEqual([
       { city: 'Zürich', unit: 'celsius', checked: true },

@@ -44,7 +44,12 @@ function recordings(): Recording[] {
   for (const folder of ['openai', 'real', 'dialects']) {
     for (const file of readdirSync(join(root, folder)).sort()) {
       const match = /\.(sse|ndjson)$/.exec(file);
-      if (match) found.push({ name: `${folder}/${file}`, bytes: new Uint8Array(readFileSync(join(root, folder, file))), ndjson: match[1] === 'ndjson' });
+      if (match)
+        found.push({
+          name: `${folder}/${file}`,
+          bytes: new Uint8Array(readFileSync(join(root, folder, file))),
+          ndjson: match[1] === 'ndjson',
+        });
     }
   }
   return found;
@@ -82,9 +87,9 @@ describe('the whole pipeline over every recording', () => {
 
   it('gives the same outcome at random split points as unsplit (fast-check)', () => {
     const whole = all.map((recording) => comparable(replay(recording, [recording.bytes])));
-    const cases = fc.nat(all.length - 1).chain((which) =>
-      fc.tuple(fc.constant(which), fc.array(fc.nat(all[which]!.bytes.length), { maxLength: 48 })),
-    );
+    const cases = fc
+      .nat(all.length - 1)
+      .chain((which) => fc.tuple(fc.constant(which), fc.array(fc.nat(all[which]!.bytes.length), { maxLength: 48 })));
     fc.assert(
       fc.property(cases, ([which, cuts]) => {
         const recording = all[which]!;
@@ -183,7 +188,13 @@ function fold(events: readonly ChatEvent[]): { choices: Map<number, Folded>; id:
     return folded;
   };
   let id: string | null = null;
-  type Counts = { promptTokens: number | null; completionTokens: number | null; totalTokens: number | null; cachedPromptTokens?: number; reasoningTokens?: number };
+  type Counts = {
+    promptTokens: number | null;
+    completionTokens: number | null;
+    totalTokens: number | null;
+    cachedPromptTokens?: number;
+    reasoningTokens?: number;
+  };
   let usage = null as Counts | null;
   for (const event of events) {
     switch (event.type) {
@@ -327,7 +338,11 @@ describe('per layer', () => {
     const piece = fc.oneof(
       fc.string({ unit: 'grapheme', maxLength: 6 }).map(utf8),
       fc.uint8Array({ minLength: 1, maxLength: 4 }),
-      fc.constantFrom(...[[0xc0, 0xaf], [0xe0, 0x80, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xc3], [0xf0, 0x9f]].map((b) => new Uint8Array(b))),
+      fc.constantFrom(
+        ...[[0xc0, 0xaf], [0xe0, 0x80, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xc3], [0xf0, 0x9f]].map(
+          (b) => new Uint8Array(b),
+        ),
+      ),
     );
     const input = fc.array(piece, { maxLength: 8 }).map((pieces) => concatBytes(...pieces));
 
@@ -375,7 +390,9 @@ describe('per layer', () => {
         fc.string({ maxLength: 30 }).map((value) => `data: ${value.replace(/[\r\n]/g, '')}`),
         fc.constantFrom('', ': ping', 'event: x', 'data'),
       );
-      const text = fc.array(fc.tuple(line, fc.constantFrom('\n', '\r', '\r\n')), { maxLength: 14 }).map((lines) => lines.map(([l, e]) => l + e).join(''));
+      const text = fc
+        .array(fc.tuple(line, fc.constantFrom('\n', '\r', '\r\n')), { maxLength: 14 })
+        .map((lines) => lines.map(([l, e]) => l + e).join(''));
       fc.assert(
         fc.property(text, fc.integer({ min: 1, max: 40 }), fc.array(fc.nat(300), { maxLength: 10 }), (stream, cap, cuts) => {
           const parse = (pieces: readonly string[]): { frames: SseFrame[]; error?: string } => {
@@ -421,7 +438,13 @@ describe('per layer', () => {
     .record({
       choices: fc.array(
         fc.record({
-          texts: fc.array(fc.tuple(fc.constantFrom('content' as const, 'reasoning' as const, 'refusal' as const), fc.string({ minLength: 1, maxLength: 5 })), { maxLength: 4 }),
+          texts: fc.array(
+            fc.tuple(
+              fc.constantFrom('content' as const, 'reasoning' as const, 'refusal' as const),
+              fc.string({ minLength: 1, maxLength: 5 }),
+            ),
+            { maxLength: 4 },
+          ),
           calls: fc.array(
             fc.record({
               args: fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 }),
@@ -476,10 +499,14 @@ describe('per layer', () => {
           const outcome = runSync(events, groupToolCallsByIndex());
           expect(outcome.error).toBeUndefined();
           const out = outcome.values;
-          expect(out.filter((event) => event.type !== 'tool-call').map(({ ...event }) => {
-            if (event.type === 'tool-call-delta') delete (event as { call?: unknown }).call;
-            return event;
-          })).toEqual(events);
+          expect(
+            out
+              .filter((event) => event.type !== 'tool-call')
+              .map(({ ...event }) => {
+                if (event.type === 'tool-call-delta') delete (event as { call?: unknown }).call;
+                return event;
+              }),
+          ).toEqual(events);
           const sofar = new Map<string, string>();
           const emitted = new Map<string, number>();
           out.forEach((event, position) => {
@@ -551,13 +578,15 @@ describe('per layer', () => {
             const marble = `${gaps.map((gap) => `${gap}ms a`).join(' ')} |`;
             const seen: number[] = [];
             let failedAt: number | undefined;
-            cold(marble).pipe(idleTimeout(ms)).subscribe({
-              next: () => seen.push(testScheduler.now()),
-              error: (error: unknown) => {
-                expect(error).toBeInstanceOf(StreamIdleError);
-                failedAt = testScheduler.now();
-              },
-            });
+            cold(marble)
+              .pipe(idleTimeout(ms))
+              .subscribe({
+                next: () => seen.push(testScheduler.now()),
+                error: (error: unknown) => {
+                  expect(error).toBeInstanceOf(StreamIdleError);
+                  failedAt = testScheduler.now();
+                },
+              });
             flush();
             const late = waits.findIndex((wait) => wait > ms);
             if (late === -1) {
@@ -623,9 +652,13 @@ describe('per layer', () => {
 describe('the mutation helpers', () => {
   it('change the bytes as described', () => {
     const bytes = utf8('data: 1\n\ndata: 2\n\ndata: 3\n\n');
-    expect(new TextDecoder().decode(mutate(bytes, { kind: 'swap', first: 0, second: 0.99 }, false))).toBe('data: 3\n\ndata: 2\n\ndata: 1\n\n');
+    expect(new TextDecoder().decode(mutate(bytes, { kind: 'swap', first: 0, second: 0.99 }, false))).toBe(
+      'data: 3\n\ndata: 2\n\ndata: 1\n\n',
+    );
     expect(new TextDecoder().decode(mutate(bytes, { kind: 'cut', at: 0.5 }, false))).toBe('data: 1\n\ndata');
-    expect(new TextDecoder().decode(mutate(bytes, { kind: 'duplicate', from: 0, length: 9, to: 0.34 }, false))).toBe('data: 1\n\ndata: 1\n\ndata: 2\n\ndata: 3\n\n');
+    expect(new TextDecoder().decode(mutate(bytes, { kind: 'duplicate', from: 0, length: 9, to: 0.34 }, false))).toBe(
+      'data: 1\n\ndata: 1\n\ndata: 2\n\ndata: 3\n\n',
+    );
     expect(mutate(bytes, { kind: 'flip', at: 0, mask: 0x20 }, false)[0]).toBe('D'.charCodeAt(0));
     expect(frameEnds(utf8('a\r\n\r\nb\n\n'), false)).toEqual([5, 8]);
   });

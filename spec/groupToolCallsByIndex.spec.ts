@@ -36,8 +36,16 @@ describe('groupToolCallsByIndex', () => {
         b: { ...delta(1, '{"city":', 'call_b', 'get_weather'), call: { id: 'call_b', name: 'get_weather', arguments: '{"city":' } },
         c: { ...delta(0, 'ty":"Pune"}'), call: { id: 'call_a', name: 'get_weather', arguments: '{"city":"Pune"}' } },
         d: { ...delta(1, '"Delhi"}'), call: { id: 'call_b', name: 'get_weather', arguments: '{"city":"Delhi"}' } },
-        x: { type: 'tool-call', choice: 0, call: { index: 0, id: 'call_a', name: 'get_weather', arguments: '{"city":"Pune"}', args: { city: 'Pune' } } },
-        y: { type: 'tool-call', choice: 0, call: { index: 1, id: 'call_b', name: 'get_weather', arguments: '{"city":"Delhi"}', args: { city: 'Delhi' } } },
+        x: {
+          type: 'tool-call',
+          choice: 0,
+          call: { index: 0, id: 'call_a', name: 'get_weather', arguments: '{"city":"Pune"}', args: { city: 'Pune' } },
+        },
+        y: {
+          type: 'tool-call',
+          choice: 0,
+          call: { index: 1, id: 'call_b', name: 'get_weather', arguments: '{"city":"Delhi"}', args: { city: 'Delhi' } },
+        },
         f: { type: 'finish', choice: 0, reason: 'tool_calls', raw: 'tool_calls' },
       });
       expectSubscriptions(source.subscriptions).toBe('^----------------!');
@@ -80,7 +88,10 @@ describe('groupToolCallsByIndex', () => {
   });
 
   it('parses "" arguments as {}', () => {
-    const outcome = runSync([delta(0, '', 'a', 'f'), { type: 'finish', choice: 0, reason: 'tool_calls', raw: 'tool_calls' }] as ChatEvent[], groupToolCallsByIndex());
+    const outcome = runSync(
+      [delta(0, '', 'a', 'f'), { type: 'finish', choice: 0, reason: 'tool_calls', raw: 'tool_calls' }] as ChatEvent[],
+      groupToolCallsByIndex(),
+    );
     expect(outcome.values[1]).toEqual({ type: 'tool-call', choice: 0, call: { index: 0, id: 'a', name: 'f', arguments: '', args: {} } });
   });
 
@@ -92,7 +103,11 @@ describe('groupToolCallsByIndex', () => {
   it.each([
     ['never got an id', [delta(0, '{}', undefined, 'f')], 'tool call 0 of choice 0 never got an id'],
     ['never got a name', [delta(0, '{}', 'a')], 'tool call 0 of choice 0 (a) never got a name'],
-    ['has arguments that do not parse', [delta(0, '{"a":', 'a', 'f')], 'the arguments of tool call 0 of choice 0 (f) are not valid JSON: "{\\"a\\":"'],
+    [
+      'has arguments that do not parse',
+      [delta(0, '{"a":', 'a', 'f')],
+      'the arguments of tool call 0 of choice 0 (f) are not valid JSON: "{\\"a\\":"',
+    ],
   ])('is a ProtocolError for a call that %s; the tracker after it gives the completion so far as partial', (_name, events, message) => {
     const withFinish = [...events, { type: 'finish', choice: 0, reason: 'tool_calls', raw: 'tool_calls' }] as ChatEvent[];
     const outcome = runSync(withFinish, groupToolCallsByIndex());
@@ -116,9 +131,13 @@ describe('groupToolCallsByIndex', () => {
     testScheduler.run(({ cold, expectObservable }) => {
       const early = new StreamClosedEarlyError('cut');
       const source = cold<ChatEvent>('-a-#', { a: delta(0, '{"x', 'a', 'f') }, early);
-      expectObservable(source.pipe(groupToolCallsByIndex())).toBe('-a-#', {
-        a: { ...delta(0, '{"x', 'a', 'f'), call: { id: 'a', name: 'f', arguments: '{"x' } },
-      }, early);
+      expectObservable(source.pipe(groupToolCallsByIndex())).toBe(
+        '-a-#',
+        {
+          a: { ...delta(0, '{"x', 'a', 'f'), call: { id: 'a', name: 'f', arguments: '{"x' } },
+        },
+        early,
+      );
     });
     const outcome = runSync([delta(0, '{"x', 'a', 'f')], (source) =>
       new Observable<ChatEvent>((subscriber) => {

@@ -143,7 +143,19 @@ describe('hostile input', () => {
 
     it('holds the cases the robustness issue lists, each with a reason', () => {
       const names = all.map((c) => c.name);
-      for (const name of ['invalid-utf8', 'overlong-utf8', 'lone-surrogates', 'nul-bytes', 'proto-keys', 'done-then-more', 'second-finish', 'error-after-content', 'choice-index-2pow53', 'tool-index-2pow53', 'arguments-number']) {
+      for (const name of [
+        'invalid-utf8',
+        'overlong-utf8',
+        'lone-surrogates',
+        'nul-bytes',
+        'proto-keys',
+        'done-then-more',
+        'second-finish',
+        'error-after-content',
+        'choice-index-2pow53',
+        'tool-index-2pow53',
+        'arguments-number',
+      ]) {
         expect(names).toContain(name);
       }
       expect(all.length).toBeGreaterThanOrEqual(40);
@@ -359,7 +371,10 @@ describe('hostile input', () => {
         'gemini',
         'sse',
         data(`{"responseId":"r1","candidates":[{"content":{"parts":[{"text":"a"}]}}]}`) +
-          data(`{"responseId":"r1","candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":${deepObject(DEEP)}}}]},"finishReason":"STOP"}]}`),
+          data(
+            `{"responseId":"r1","candidates":[{"content":{"parts":[{"functionCall":{"name":"f",` +
+              `"args":${deepObject(DEEP)}}}]},"finishReason":"STOP"}]}`,
+          ),
         'frame 2: candidates[0].content.parts[0].functionCall.args is nested too deeply to serialize',
       ],
       [
@@ -370,7 +385,9 @@ describe('hostile input', () => {
           data('{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}') +
           data('{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a"}}') +
           data('{"type":"content_block_stop","index":0}') +
-          data(`{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t1","name":"f","input":${deepObject(DEEP)}}}`),
+          data(
+            `{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t1","name":"f","input":${deepObject(DEEP)}}}`,
+          ),
         'frame 5: content block 1.input is nested too deeply to serialize',
       ],
       [
@@ -387,7 +404,8 @@ describe('hostile input', () => {
         'ollama',
         'ndjson',
         '{"model":"m","message":{"role":"assistant","content":"a"},"done":false}\n' +
-          `{"model":"m","message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"f","arguments":${deepObject(DEEP)}}}]},"done":false}\n`,
+          `{"model":"m","message":{"role":"assistant","content":"",` +
+          `"tool_calls":[{"function":{"name":"f","arguments":${deepObject(DEEP)}}}]},"done":false}\n`,
         'frame 2: message.tool_calls[0].function.arguments is nested too deeply to serialize',
       ],
       [
@@ -396,7 +414,10 @@ describe('hostile input', () => {
         'sse',
         data('{"type":"response.created","response":{"id":"resp_1","model":"m"}}') +
           data('{"type":"response.output_text.delta","item_id":"m1","output_index":0,"content_index":0,"delta":"a"}') +
-          data(`{"type":"response.output_item.added","output_index":1,"item":{"type":"function_call","id":"fc_1","call_id":"call_1","name":"f","arguments":${deepObject(DEEP)}}}`),
+          data(
+            `{"type":"response.output_item.added","output_index":1,"item":{"type":"function_call",` +
+              `"id":"fc_1","call_id":"call_1","name":"f","arguments":${deepObject(DEEP)}}}`,
+          ),
         'frame 3: item.arguments is nested too deeply to serialize',
       ],
     ] as const)('as %s sent as an object: a ProtocolError naming the frame and the field', (_what, dialect, framing, text, message) => {

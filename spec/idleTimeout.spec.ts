@@ -137,11 +137,7 @@ describe('idleTimeout', () => {
         const source = cold('a 20s p 20s p 20s b|', values);
         const expected = '   x 29999ms #';
         const error = new StreamIdleError('the stream was idle for 30000 ms after 1 value');
-        expectObservable(source.pipe(decodeUtf8(), sseFrames(), idleTimeout(30_000))).toBe(
-          expected,
-          { x: message('{"n":1}') },
-          error,
-        );
+        expectObservable(source.pipe(decodeUtf8(), sseFrames(), idleTimeout(30_000))).toBe(expected, { x: message('{"n":1}') }, error);
       });
     });
 
@@ -214,7 +210,9 @@ describe('idleTimeout', () => {
     it('takes a scheduler, and leaves no action on it once the stream has ended', () => {
       const scheduler = new VirtualTimeScheduler();
       const seen: number[] = [];
-      of(1, 2, 3).pipe(idleTimeout(10, { scheduler })).subscribe((value) => seen.push(value));
+      of(1, 2, 3)
+        .pipe(idleTimeout(10, { scheduler }))
+        .subscribe((value) => seen.push(value));
       expect(seen).toEqual([1, 2, 3]);
       expect(scheduler.actions).toEqual([]);
     });

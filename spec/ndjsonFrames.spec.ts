@@ -54,7 +54,10 @@ describe('ndjsonFrames', () => {
     const { frames, error } = parse(['{"message":{"content":"a"},"done":false}\n', '{"error":"model \'llama9\' not found"}']);
     expect(frames).toEqual([line('{"message":{"content":"a"},"done":false}')]);
     expect(error).toBeInstanceOf(ProviderError);
-    expect(error).toMatchObject({ message: "the provider answered with an error instead of a stream: model 'llama9' not found", position: { line: 2 } });
+    expect(error).toMatchObject({
+      message: "the provider answered with an error instead of a stream: model 'llama9' not found",
+      position: { line: 2 },
+    });
   });
 
   it('is a ProtocolError for a line longer than maxLineLength', () => {
@@ -67,8 +70,10 @@ describe('ndjsonFrames', () => {
     const text = '{"message":{"content":"héllo ☕"},"done":false}\r\n{"done":true}\n\n{"x":[1,2]}\r';
     const whole = parse([text]);
     expect(whole.frames).toHaveLength(3);
-    fc.assert(fc.property(fc.array(fc.nat(text.length), { maxLength: 10 }), (cuts) => {
-      expect(parse(splitAt(text, cuts))).toEqual(whole);
-    }));
+    fc.assert(
+      fc.property(fc.array(fc.nat(text.length), { maxLength: 10 }), (cuts) => {
+        expect(parse(splitAt(text, cuts))).toEqual(whole);
+      }),
+    );
   });
 });

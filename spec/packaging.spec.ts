@@ -83,7 +83,9 @@ function filesUnder(folder: string): string[] {
 }
 
 /** A reply in the demo's first file's place, which the demo must never show. */
-const DECOY = 'data: {"id":"decoy","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"DECOY REPLY"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
+const DECOY =
+  'data: {"id":"decoy","object":"chat.completion.chunk","choices":[{"index":0,' +
+  '"delta":{"content":"DECOY REPLY"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
 
 let work: string;
 let stage: string;
@@ -123,7 +125,15 @@ describe('the packed package', () => {
       'marbles/openai/truncated-in-arguments.sse',
       'package.json',
     ]);
-    expect(files).toEqual(expect.arrayContaining(['dist/cjs/index.js', 'dist/cjs/index.d.ts', 'dist/esm/index.js', 'dist/esm/index.d.ts', 'dist/cjs/cli/main.js']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'dist/cjs/index.js',
+        'dist/cjs/index.d.ts',
+        'dist/esm/index.js',
+        'dist/esm/index.d.ts',
+        'dist/cjs/cli/main.js',
+      ]),
+    );
     // The CLI runs as CommonJS only, and no entry point exports it: no ES build, no type files.
     expect(files.filter((file) => file.startsWith('dist/esm/cli/'))).toEqual([]);
     expect(files.filter((file) => file.startsWith('dist/cjs/cli/') && file.endsWith('.d.ts'))).toEqual([]);
@@ -224,20 +234,37 @@ describe('the installed package', () => {
 
   it('loads through require() and import(), each its own build, with rxjs as the peer', async () => {
     // Decodes a character split across two chunks, so the operator and rxjs both really run.
-    const decode = `lastValueFrom(from([Uint8Array.of(0x68, 0xc3), Uint8Array.of(0xa9)]).pipe(m.decodeUtf8(), toArray())).then((t) => console.log(JSON.stringify({ text: t.join(''), file })))`;
+    const decode =
+      `lastValueFrom(from([Uint8Array.of(0x68, 0xc3), Uint8Array.of(0xa9)]).pipe(m.decodeUtf8(),` +
+      ` toArray())).then((t) => console.log(JSON.stringify({ text: t.join(''), file })))`;
     const required = await run(
       process.execPath,
-      ['-e', `const m = require('rxjs-llm-stream'); const { from, lastValueFrom, toArray } = require('rxjs'); const file = require.resolve('rxjs-llm-stream'); ${decode}`],
+      [
+        '-e',
+        `const m = require('rxjs-llm-stream'); const { from, lastValueFrom, toArray } ` +
+          `= require('rxjs'); const file = require.resolve('rxjs-llm-stream'); ${decode}`,
+      ],
       plain,
     );
     const imported = await run(
       process.execPath,
-      ['--input-type=module', '-e', `const m = await import('rxjs-llm-stream'); const { from, lastValueFrom, toArray } = await import('rxjs'); const file = import.meta.resolve('rxjs-llm-stream'); ${decode}`],
+      [
+        '--input-type=module',
+        '-e',
+        `const m = await import('rxjs-llm-stream'); const { from, lastValueFrom, toArray } = ` +
+          `await import('rxjs'); const file = import.meta.resolve('rxjs-llm-stream'); ${decode}`,
+      ],
       plain,
     );
     for (const ran of [required, imported]) expect({ code: ran.code, stderr: ran.stderr }).toEqual({ code: 0, stderr: '' });
-    expect(JSON.parse(required.stdout)).toEqual({ text: 'hé', file: expect.stringMatching(/node_modules\/rxjs-llm-stream\/dist\/cjs\/index\.js$/) });
-    expect(JSON.parse(imported.stdout)).toEqual({ text: 'hé', file: expect.stringMatching(/node_modules\/rxjs-llm-stream\/dist\/esm\/index\.js$/) });
+    expect(JSON.parse(required.stdout)).toEqual({
+      text: 'hé',
+      file: expect.stringMatching(/node_modules\/rxjs-llm-stream\/dist\/cjs\/index\.js$/),
+    });
+    expect(JSON.parse(imported.stdout)).toEqual({
+      text: 'hé',
+      file: expect.stringMatching(/node_modules\/rxjs-llm-stream\/dist\/esm\/index\.js$/),
+    });
   });
 
   /** What the demo must print: the first reply's completion, then the second reply's error. */

@@ -28,7 +28,9 @@ function copy(value: JsonValue | undefined): JsonValue | undefined {
 
 /** The events, with each preview copied as it was when its event was emitted (it is updated in place). */
 const copyingPreviews: OperatorFunction<ChatEvent, ChatEvent> = map((event) =>
-  event.type === 'tool-call-delta' && event.call?.preview !== undefined ? { ...event, call: { ...event.call, preview: copy(event.call.preview)! } } : event,
+  event.type === 'tool-call-delta' && event.call?.preview !== undefined
+    ? { ...event, call: { ...event.call, preview: copy(event.call.preview)! } }
+    : event,
 );
 
 /** The previews of one call, in order, copied as they were. */
@@ -62,7 +64,13 @@ describe('groupToolCallsByIndex({ previews })', () => {
         x: {
           type: 'tool-call',
           choice: 0,
-          call: { index: 0, id: 'call_a', name: 'get_weather', arguments: '{"city":"Pune","days":[1,2]}', args: { city: 'Pune', days: [1, 2] } },
+          call: {
+            index: 0,
+            id: 'call_a',
+            name: 'get_weather',
+            arguments: '{"city":"Pune","days":[1,2]}',
+            args: { city: 'Pune', days: [1, 2] },
+          },
         },
         f: finish,
       });
@@ -79,7 +87,10 @@ describe('groupToolCallsByIndex({ previews })', () => {
   });
 
   it('leaves preview out until a value has begun (an empty first fragment, whitespace)', () => {
-    const { values } = runSync([delta(0, '', 'c', 'f'), delta(0, ' '), delta(0, '['), finish], pipe(groupToolCallsByIndex({ previews: true }), copyingPreviews));
+    const { values } = runSync(
+      [delta(0, '', 'c', 'f'), delta(0, ' '), delta(0, '['), finish],
+      pipe(groupToolCallsByIndex({ previews: true }), copyingPreviews),
+    );
     expect((values[0] as ToolCallDeltaEvent).call).toEqual({ id: 'c', name: 'f', arguments: '' });
     expect((values[1] as ToolCallDeltaEvent).call).not.toHaveProperty('preview');
     expect((values[2] as ToolCallDeltaEvent).call).toEqual({ id: 'c', name: 'f', arguments: ' [', preview: [] });
@@ -119,12 +130,18 @@ describe('groupToolCallsByIndex({ previews })', () => {
     // The nested object is past the depth bound: the preview stops at it, and stays so.
     expect(previewsOf(values, 0)).toEqual([{}, {}]);
     expect(values[2]).toMatchObject({ type: 'tool-call', call: { args: { a: { b: 1 }, c: 'long text' } } });
-    const sized = runSync([delta(0, '{"c":"long text"}', 'c', 'f'), finish], pipe(groupToolCallsByIndex({ previews: { maxSize: 10 } }), copyingPreviews));
+    const sized = runSync(
+      [delta(0, '{"c":"long text"}', 'c', 'f'), finish],
+      pipe(groupToolCallsByIndex({ previews: { maxSize: 10 } }), copyingPreviews),
+    );
     expect(previewsOf(sized.values, 0)).toEqual([{ c: 'long' }]);
   });
 
   it('stops the preview at invalid arguments, which still fail as a ProtocolError when the call closes', () => {
-    const outcome = runSync([delta(0, '{"a":1,', 'c', 'f'), delta(0, '}'), delta(0, '"b":2}'), finish], pipe(groupToolCallsByIndex({ previews: true }), copyingPreviews));
+    const outcome = runSync(
+      [delta(0, '{"a":1,', 'c', 'f'), delta(0, '}'), delta(0, '"b":2}'), finish],
+      pipe(groupToolCallsByIndex({ previews: true }), copyingPreviews),
+    );
     expect(previewsOf(outcome.values, 0)).toEqual([{ a: 1 }, { a: 1 }, { a: 1 }]);
     expect(outcome.error).toBeInstanceOf(ProtocolError);
   });
@@ -170,7 +187,13 @@ describe('groupToolCallsByIndex({ previews })', () => {
       );
       expect(error).toBeUndefined();
       // The first fragment of each call names it with empty arguments: no preview yet.
-      expect(previewsOf(values, 0)).toEqual([undefined, {}, { city: 'Zürich' }, { city: 'Zürich', unit: 'cel' }, { city: 'Zürich', unit: 'celsius' }]);
+      expect(previewsOf(values, 0)).toEqual([
+        undefined,
+        {},
+        { city: 'Zürich' },
+        { city: 'Zürich', unit: 'cel' },
+        { city: 'Zürich', unit: 'celsius' },
+      ]);
       expect(previewsOf(values, 1)).toEqual([undefined, { tz: 'Asia/' }, { tz: 'Asia/Tokyo' }]);
     }
   });

@@ -49,7 +49,11 @@ describe('recordStream', () => {
     const recording = new StreamRecording();
     const reset = new Error('socket hang up');
     testScheduler.run(({ cold, expectObservable }) => {
-      expectObservable(cold('a-#', values, reset).pipe(recordStream(recording, { clock: () => testScheduler.now() }))).toBe('a-#', values, reset);
+      expectObservable(cold('a-#', values, reset).pipe(recordStream(recording, { clock: () => testScheduler.now() }))).toBe(
+        'a-#',
+        values,
+        reset,
+      );
     });
     expect(asPairs(recording)).toEqual([[0, 'data: a']]);
   });
@@ -155,7 +159,8 @@ describe('serializeRecording and parseRecording', () => {
     recording.append(bytes(0xc3, 0xa9), 40);
     expect(serializeRecording(recording)).toBe(
       [
-        '{"format":"rxjs-llm-stream/recording","version":1,"recordedAt":"2026-01-01T12:00:00.000Z","source":"http://127.0.0.1:8080/v1/chat/completions","contentType":"text/event-stream"}',
+        '{"format":"rxjs-llm-stream/recording","version":1,"recordedAt":"2026-01-01T12:00:00.000Z",' +
+          '"source":"http://127.0.0.1:8080/v1/chat/completions","contentType":"text/event-stream"}',
         '{"t":0,"b":"ZGF0YTogaGkKCg=="}',
         '{"t":12.346,"b":"ww=="}',
         '{"t":40,"b":"w6k="}',
@@ -170,7 +175,13 @@ describe('serializeRecording and parseRecording', () => {
 
   it('round-trips every byte value 0..255, in one chunk and cut into uneven chunks', () => {
     const all = Uint8Array.from({ length: 256 }, (_, i) => i);
-    const recording = recordingOf([0, all], [1, all.subarray(0, 1)], [2, all.subarray(1, 3)], [5, all.subarray(3, 7)], [9, all.subarray(7)]);
+    const recording = recordingOf(
+      [0, all],
+      [1, all.subarray(0, 1)],
+      [2, all.subarray(1, 3)],
+      [5, all.subarray(3, 7)],
+      [9, all.subarray(7)],
+    );
     const parsed = parseRecording(serializeRecording(recording));
     expect(parsed.recordedAt).toBe('2026-01-01T12:00:00.000Z');
     expect(parsed.chunks.map((chunk) => chunk.t)).toEqual([0, 1, 2, 5, 9]);
@@ -207,24 +218,79 @@ describe('serializeRecording and parseRecording', () => {
   it.each([
     ['an empty file', '', 1, 'recording line 1: empty: a recording starts with its header line'],
     ['a raw SSE body', 'data: {"a":1}\n\n', 1, 'recording line 1: not JSON'],
-    ['an NDJSON body', '{"model":"llama3","done":false}\n', 1, 'recording line 1: not a recording header (format must be "rxjs-llm-stream/recording")'],
+    [
+      'an NDJSON body',
+      '{"model":"llama3","done":false}\n',
+      1,
+      'recording line 1: not a recording header (format must be "rxjs-llm-stream/recording")',
+    ],
     ['a header that is an array', '[1]\n', 1, 'recording line 1: not a JSON object'],
-    ['another version', '{"format":"rxjs-llm-stream/recording","version":2,"recordedAt":"2026-01-01T12:00:00.000Z"}\n', 1, 'recording line 1: unsupported recording version 2 (this reader knows 1)'],
+    [
+      'another version',
+      '{"format":"rxjs-llm-stream/recording","version":2,"recordedAt":"2026-01-01T12:00:00.000Z"}\n',
+      1,
+      'recording line 1: unsupported recording version 2 (this reader knows 1)',
+    ],
     ['no recordedAt', '{"format":"rxjs-llm-stream/recording","version":1}\n', 1, 'recording line 1: "recordedAt" must be an ISO 8601 date'],
-    ['a recordedAt that is no date', '{"format":"rxjs-llm-stream/recording","version":1,"recordedAt":"yesterday"}\n', 1, 'recording line 1: "recordedAt" must be an ISO 8601 date'],
-    ['a source that is not a string', '{"format":"rxjs-llm-stream/recording","version":1,"recordedAt":"2026-01-01","source":7}\n', 1, 'recording line 1: "source" must be a string'],
-    ['a status that is no HTTP status', '{"format":"rxjs-llm-stream/recording","version":1,"recordedAt":"2026-01-01","status":"429"}\n', 1, 'recording line 1: "status" must be an HTTP status code'],
-    ['a status out of range', '{"format":"rxjs-llm-stream/recording","version":1,"recordedAt":"2026-01-01","status":42}\n', 1, 'recording line 1: "status" must be an HTTP status code'],
-    ['headers that are not strings', '{"format":"rxjs-llm-stream/recording","version":1,"recordedAt":"2026-01-01","headers":{"retry-after":7}}\n', 1, 'recording line 1: "headers" must be an object of strings'],
+    [
+      'a recordedAt that is no date',
+      '{"format":"rxjs-llm-stream/recording","version":1,"recordedAt":"yesterday"}\n',
+      1,
+      'recording line 1: "recordedAt" must be an ISO 8601 date',
+    ],
+    [
+      'a source that is not a string',
+      '{"format":"rxjs-llm-stream/recording","version":1,"recordedAt":"2026-01-01","source":7}\n',
+      1,
+      'recording line 1: "source" must be a string',
+    ],
+    [
+      'a status that is no HTTP status',
+      '{"format":"rxjs-llm-stream/recording","version":1,"recordedAt":"2026-01-01","status":"429"}\n',
+      1,
+      'recording line 1: "status" must be an HTTP status code',
+    ],
+    [
+      'a status out of range',
+      '{"format":"rxjs-llm-stream/recording","version":1,"recordedAt":"2026-01-01","status":42}\n',
+      1,
+      'recording line 1: "status" must be an HTTP status code',
+    ],
+    [
+      'headers that are not strings',
+      '{"format":"rxjs-llm-stream/recording","version":1,"recordedAt":"2026-01-01","headers":{"retry-after":7}}\n',
+      1,
+      'recording line 1: "headers" must be an object of strings',
+    ],
     ['a chunk line cut short', `${HEADER}\n{"t":0,"b":"ZGF0\n`, 2, 'recording line 2: not JSON'],
-    ['a negative time', `${HEADER}\n{"t":0,"b":"ww=="}\n{"t":-1,"b":"ww=="}\n`, 3, 'recording line 3: "t" must be a number of milliseconds >= 0'],
+    [
+      'a negative time',
+      `${HEADER}\n{"t":0,"b":"ww=="}\n{"t":-1,"b":"ww=="}\n`,
+      3,
+      'recording line 3: "t" must be a number of milliseconds >= 0',
+    ],
     ['a time as a string', `${HEADER}\n{"t":"0","b":"ww=="}\n`, 2, 'recording line 2: "t" must be a number of milliseconds >= 0'],
     ['no bytes', `${HEADER}\n{"t":0}\n`, 2, 'recording line 2: "b" must be the chunk\'s bytes in standard base64'],
-    ['a character outside base64', `${HEADER}\n{"t":0,"b":"ww!="}\n`, 2, 'recording line 2: "b" must be the chunk\'s bytes in standard base64'],
-    ['base64 without its padding', `${HEADER}\n{"t":0,"b":"ww"}\n`, 2, 'recording line 2: "b" must be the chunk\'s bytes in standard base64'],
+    [
+      'a character outside base64',
+      `${HEADER}\n{"t":0,"b":"ww!="}\n`,
+      2,
+      'recording line 2: "b" must be the chunk\'s bytes in standard base64',
+    ],
+    [
+      'base64 without its padding',
+      `${HEADER}\n{"t":0,"b":"ww"}\n`,
+      2,
+      'recording line 2: "b" must be the chunk\'s bytes in standard base64',
+    ],
     ['padding in the middle', `${HEADER}\n{"t":0,"b":"w=k="}\n`, 2, 'recording line 2: "b" must be the chunk\'s bytes in standard base64'],
     ['URL-safe base64', `${HEADER}\n{"t":0,"b":"-_8="}\n`, 2, 'recording line 2: "b" must be the chunk\'s bytes in standard base64'],
-    ['a fault after a blank line (lines count from 1, blank ones too)', `${HEADER}\n\n\n{"t":0,"b":null}\n`, 4, 'recording line 4: "b" must be the chunk\'s bytes in standard base64'],
+    [
+      'a fault after a blank line (lines count from 1, blank ones too)',
+      `${HEADER}\n\n\n{"t":0,"b":null}\n`,
+      4,
+      'recording line 4: "b" must be the chunk\'s bytes in standard base64',
+    ],
   ])('refuses %s with a ProtocolError naming the line', (_name, file, line, message) => {
     let caught: unknown;
     try {
@@ -256,7 +322,8 @@ describe('serializeRecording and parseRecording', () => {
     const file = serializeRecording(recording);
     expect(file).not.toContain('s3cret');
     expect(file.split('\n')[0]).toBe(
-      '{"format":"rxjs-llm-stream/recording","version":1,"recordedAt":"2026-01-01T12:00:00.000Z","contentType":"application/json","status":429,' +
+      '{"format":"rxjs-llm-stream/recording","version":1,' +
+        '"recordedAt":"2026-01-01T12:00:00.000Z","contentType":"application/json","status":429,' +
         '"headers":{"content-type":"application/json","retry-after":"7","x-ratelimit-remaining-tokens":"0"}}',
     );
     const parsed = parseRecording(file);
@@ -317,7 +384,9 @@ describe('replayRecording', () => {
     const recording = recordingOf([0, a], [1, b], [2, c]);
     const seen: Uint8Array[] = [];
     let completed = false;
-    replayRecording(recording).pipe(take(2)).subscribe({ next: (chunk) => seen.push(chunk), complete: () => (completed = true) });
+    replayRecording(recording)
+      .pipe(take(2))
+      .subscribe({ next: (chunk) => seen.push(chunk), complete: () => (completed = true) });
     expect(seen).toEqual([a, b]);
     expect(completed).toBe(true);
   });
@@ -375,7 +444,10 @@ describe('replayRecording', () => {
   it('a larger chunkSize waits for the recorded chunk that completes the piece', () => {
     const recording = recordingOf([0, text('ab')], [4, text('cd')], [6, text('e')]);
     testScheduler.run(({ expectObservable }) => {
-      expectObservable(replayRecording(recording, { timing: 'original', chunkSize: 3 })).toBe('----x-(y|)', { x: text('abc'), y: text('de') });
+      expectObservable(replayRecording(recording, { timing: 'original', chunkSize: 3 })).toBe('----x-(y|)', {
+        x: text('abc'),
+        y: text('de'),
+      });
     });
   });
 

@@ -49,8 +49,16 @@ function recordings(): { name: string; bytes: Uint8Array; framing: OperatorFunct
   return found;
 }
 
-function replay(bytes: Uint8Array, size: number, framing: OperatorFunction<string, SseFrame>, dialect: DialectFactory): Outcome<Completion> {
-  return runSync(chunksOf(bytes, size), pipe(decodeUtf8(), framing, assembleChunks({ dialect }), groupToolCallsByIndex(), finalizeCompletion()));
+function replay(
+  bytes: Uint8Array,
+  size: number,
+  framing: OperatorFunction<string, SseFrame>,
+  dialect: DialectFactory,
+): Outcome<Completion> {
+  return runSync(
+    chunksOf(bytes, size),
+    pipe(decodeUtf8(), framing, assembleChunks({ dialect }), groupToolCallsByIndex(), finalizeCompletion()),
+  );
 }
 
 const all = recordings();
@@ -58,7 +66,14 @@ const all = recordings();
 describe('recordings in marbles/', () => {
   it('holds the recordings the issues ask for', () => {
     const names = all.map((r) => r.name);
-    expect(names).toEqual(expect.arrayContaining(['openai/text.sse', 'openai/truncated-mid-line.sse', 'real/openai-text.sse', 'dialects/anthropic-messages.sse']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'openai/text.sse',
+        'openai/truncated-mid-line.sse',
+        'real/openai-text.sse',
+        'dialects/anthropic-messages.sse',
+      ]),
+    );
     expect(all.length).toBeGreaterThanOrEqual(41);
   });
 
@@ -145,7 +160,10 @@ describe('payloads read through templates', () => {
       const dialect = NAMED[recording.expected.dialect]!;
       const templated = countingHits(() => events(recording.bytes, recording.framing, dialect));
       hits += templated.hits;
-      expectSameOutcome(templated.result, withoutTemplates(() => events(recording.bytes, recording.framing, dialect)));
+      expectSameOutcome(
+        templated.result,
+        withoutTemplates(() => events(recording.bytes, recording.framing, dialect)),
+      );
     }
     // The recordings are short, but the longer ones repeat their chunks' shape.
     expect(hits).toBeGreaterThan(100);
@@ -161,10 +179,14 @@ describe('payloads read through templates', () => {
     for (let call = 0; call < 4; call++) {
       delta(`{"tool_calls":[{"index":${call},"id":"call_${call}","type":"function","function":{"name":"f${call}","arguments":""}}]}`);
     }
-    for (let i = 0; i < 200; i++) delta(`{"tool_calls":[{"index":${i % 4},"function":{"arguments":${JSON.stringify(i < 4 ? '{"a":"' : 'x')}}}]}`);
+    for (let i = 0; i < 200; i++)
+      delta(`{"tool_calls":[{"index":${i % 4},"function":{"arguments":${JSON.stringify(i < 4 ? '{"a":"' : 'x')}}}]}`);
     for (let call = 0; call < 4; call++) delta(`{"tool_calls":[{"index":${call},"function":{"arguments":"\\"}"}}]}`);
     lines.push(`data: ${head}{},"finish_reason":"tool_calls"}]}\n\n`);
-    lines.push('data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}\n\ndata: [DONE]\n\n');
+    lines.push(
+      'data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],' +
+        '"usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3}}\n\ndata: [DONE]\n\n',
+    );
     const bytes = new TextEncoder().encode(lines.join(''));
     const dialect = NAMED['openai-chat']!;
     const templated = countingHits(() => events(bytes, sseFrames(), dialect));
@@ -173,6 +195,11 @@ describe('payloads read through templates', () => {
     expect(plain.error).toBeUndefined();
     expectSameOutcome(templated.result, plain);
     const completion = runSync(chunksOf(bytes, 64), pipe(decodeUtf8(), sseFrames(), assembleChunks({ dialect }), finalizeCompletion()));
-    expect(completion.values[0]!.toolCalls.map((call) => call.args)).toEqual([{ a: 'x'.repeat(49) }, { a: 'x'.repeat(49) }, { a: 'x'.repeat(49) }, { a: 'x'.repeat(49) }]);
+    expect(completion.values[0]!.toolCalls.map((call) => call.args)).toEqual([
+      { a: 'x'.repeat(49) },
+      { a: 'x'.repeat(49) },
+      { a: 'x'.repeat(49) },
+      { a: 'x'.repeat(49) },
+    ]);
   });
 });

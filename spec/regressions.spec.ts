@@ -33,7 +33,9 @@ describe('regressions', () => {
     const deep = `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`;
     const bytes = utf8(
       data('{"id":"h1","choices":[{"index":0,"delta":{"content":"a"}}]}') +
-        data(`{"id":"h1","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"f","arguments":${deep}}}]}}]}`) +
+        data(
+          `{"id":"h1","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"f","arguments":${deep}}}]}}]}`,
+        ) +
         DONE,
     );
     const error = libraryError(runSync([bytes], pipeline()));
@@ -59,7 +61,8 @@ describe('regressions', () => {
 
   it('openai-chat: timings keep a field named __proto__ as an own field (llama.cpp /v1), prototype untouched', () => {
     const bytes = utf8(
-      data('{"id":"h1","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}],"timings":{"__proto__":1,"predicted_n":2}}') + DONE,
+      data('{"id":"h1","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}],"timings":{"__proto__":1,"predicted_n":2}}') +
+        DONE,
     );
     const outcome = runSync([bytes], pipeline());
     expect(outcome.error).toBeUndefined();
@@ -99,7 +102,9 @@ describe('regressions', () => {
   });
 
   it('decodeUtf8({ fatal: true }): the text before an invalid byte reaches the partial whatever the chunking', () => {
-    const bytes = utf8(data('{"id":"h1","choices":[{"index":0,"delta":{"content":"ok"}}]}') + 'data: {"id":"h1","choices":[{"index":0,"delta":{"content":"a');
+    const bytes = utf8(
+      data('{"id":"h1","choices":[{"index":0,"delta":{"content":"ok"}}]}') + 'data: {"id":"h1","choices":[{"index":0,"delta":{"content":"a',
+    );
     const invalid = new Uint8Array([...bytes, 0xff, ...utf8('"}}]}\n\n' + DONE)]);
     const offset = bytes.length;
     for (const size of [invalid.length, 64, 7, 1]) {

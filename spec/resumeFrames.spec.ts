@@ -166,7 +166,7 @@ describe('resumeFrames', () => {
   });
 
   describe('the wait before reconnecting', () => {
-    it('is the server\'s retry when it sent one, not delayMs', () => {
+    it("is the server's retry when it sent one, not delayMs", () => {
       testScheduler.run(({ cold, expectObservable }) => {
         const { connect } = connections(cold('r-#', values, reset), cold('b-d|', values));
         // reset at 2, reconnect at 2 + 20 = 22
@@ -181,7 +181,7 @@ describe('resumeFrames', () => {
       });
     });
 
-    it('keeps the server\'s retry from an earlier connection', () => {
+    it("keeps the server's retry from an earlier connection", () => {
       testScheduler.run(({ cold, expectObservable }) => {
         // The second connection sets no retry of its own; the 20 ms the first one set still holds.
         const { connect } = connections(cold('r-#', values, reset), cold('b-#', values, reset), cold('c-d|', values));
@@ -191,7 +191,12 @@ describe('resumeFrames', () => {
 
     it('grows by the backoff factor for each reconnection in a row that delivers nothing new', () => {
       testScheduler.run(({ cold, expectObservable }) => {
-        const { connect, ids } = connections(cold('a-#', values, reset), cold('#', values, reset), cold('#', values, reset), cold('b-d|', values));
+        const { connect, ids } = connections(
+          cold('a-#', values, reset),
+          cold('#', values, reset),
+          cold('#', values, reset),
+          cold('b-d|', values),
+        );
         // reset at 2; waits 10, 20, 40: connections at 12, 32, 72
         expectObservable(resumeFrames(connect, { delayMs: 10, backoff: 2 })).toBe('a 71ms b-d|', values);
         testScheduler.flush();
@@ -201,7 +206,12 @@ describe('resumeFrames', () => {
 
     it('starts again from the base wait after a connection that delivered a new frame', () => {
       testScheduler.run(({ cold, expectObservable }) => {
-        const { connect } = connections(cold('a-#', values, reset), cold('#', values, reset), cold('b-#', values, reset), cold('c-d|', values));
+        const { connect } = connections(
+          cold('a-#', values, reset),
+          cold('#', values, reset),
+          cold('b-#', values, reset),
+          cold('c-d|', values),
+        );
         // reset at 2 → wait 10 → 12 fails → wait 20 → 32: b, reset at 34 → wait 10 (not 40) → 44: c, d
         expectObservable(resumeFrames(connect, { delayMs: 10, backoff: 2 })).toBe('a 31ms b 11ms c-d|', values);
       });
@@ -382,11 +392,17 @@ describe('resumeFrames', () => {
       ['Anthropic message_stop by event name', { event: 'message_stop', data: '{"type":"message_stop"}', id: '9' }],
       ['Anthropic message_stop without its event line', { event: 'message', data: '{"type":"message_stop"}', id: '9' }],
       ['Responses response.completed', { event: 'response.completed', data: '{"type":"response.completed","response":{}}', id: '9' }],
-      ['Responses response.incomplete (payload type)', { event: 'message', data: '{"type": "response.incomplete", "response": {}}', id: '9' }],
+      [
+        'Responses response.incomplete (payload type)',
+        { event: 'message', data: '{"type": "response.incomplete", "response": {}}', id: '9' },
+      ],
       ['Responses response.failed', { event: 'response.failed', data: '{}', id: '9' }],
       ['an error event', { event: 'error', data: '{"type":"error","error":{"type":"overloaded_error"}}', id: '9' }],
       ['an OpenAI error payload', { event: 'message', data: '{"error":{"message":"server error"}}', id: '9' }],
-      ['Gemini: every candidate finished', { event: 'message', data: '{"candidates":[{"finishReason":"STOP","index":0},{"finishReason":"MAX_TOKENS","index":1}]}', id: '9' }],
+      [
+        'Gemini: every candidate finished',
+        { event: 'message', data: '{"candidates":[{"finishReason":"STOP","index":0},{"finishReason":"MAX_TOKENS","index":1}]}', id: '9' },
+      ],
       ['Gemini: a prompt blocked before any candidate', { event: 'message', data: '{"promptFeedback":{"blockReason":"SAFETY"}}', id: '9' }],
       ['Ollama: the done line', { event: 'message', data: '{"model":"m","done":true,"done_reason":"stop"}', id: '' }],
       ['llama.cpp /completion: the stop chunk', { event: 'message', data: '{"content":"","stop":true,"stop_type":"eos"}', id: '9' }],
@@ -398,11 +414,17 @@ describe('resumeFrames', () => {
     it.each([
       ['a content delta', { event: 'message', data: '{"choices":[{"delta":{"content":"[DONE]"}}]}', id: '9' }],
       ['text that mentions a final type', { event: 'message', data: '{"delta":{"text":"\\"type\\":\\"message_stop\\""}}', id: '9' }],
-      ['Responses response.created with a nested "error": null', { event: 'response.created', data: '{"type":"response.created","response":{"error":null}}', id: '9' }],
+      [
+        'Responses response.created with a nested "error": null',
+        { event: 'response.created', data: '{"type":"response.created","response":{"error":null}}', id: '9' },
+      ],
       ['a top-level "error": null', { event: 'message', data: '{"id":"x","error":null}', id: '9' }],
       ['message_delta', { event: 'message_delta', data: '{"type":"message_delta"}', id: '9' }],
       ['a payload that is not JSON', { event: 'message', data: '{"error": oops', id: '9' }],
-      ['Gemini: one candidate of two finished', { event: 'message', data: '{"candidates":[{"finishReason":"STOP","index":0},{"index":1}]}', id: '9' }],
+      [
+        'Gemini: one candidate of two finished',
+        { event: 'message', data: '{"candidates":[{"finishReason":"STOP","index":0},{"index":1}]}', id: '9' },
+      ],
       ['Ollama: a line before the last', { event: 'message', data: '{"model":"m","message":{"content":"done"},"done":false}', id: '' }],
       ['llama.cpp /completion: a chunk before the last', { event: 'message', data: '{"content":"stop","stop":false}', id: '9' }],
       ['an event named done that carries something else', { event: 'done', data: '{"type":"content"}', id: '9' }],
@@ -483,7 +505,13 @@ describe('resumeFrames', () => {
       const outcome = await new Promise<string[]>((resolve, reject) => {
         const seen: string[] = [];
         resumeFrames(
-          () => (++calls === 1 ? new Observable<SseFrame>((s) => { s.next(values.a); s.error(reset); }) : of(values.b, values.d)),
+          () =>
+            ++calls === 1
+              ? new Observable<SseFrame>((s) => {
+                  s.next(values.a);
+                  s.error(reset);
+                })
+              : of(values.b, values.d),
           { delayMs: 30 },
         ).subscribe({ next: (f) => seen.push(f.data), error: reject, complete: () => resolve(seen) });
       });

@@ -99,28 +99,47 @@ describe('scanCompletion', () => {
     expect(second!.choices[0]!.toolCalls[1]!.arguments).toBe('[');
   });
 
-  it('shows every call as far as it has arrived after each fragment, in any interleaving, and never changes a snapshot once emitted', () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.tuple(fc.nat({ max: 9 }), fc.string({ maxLength: 3 })), { maxLength: 60 }),
-        fc.array(fc.nat({ max: 9 }), { maxLength: 4 }),
-        (fragments, finishAfter) => {
-          const events: ChatEvent[] = fragments.map(([index, text]) => ({ type: 'tool-call-delta', choice: 0, index, id: `c${index}`, name: 'f', arguments: text }));
-          // Content now and then: it changes the choice, not its calls.
-          for (const at of finishAfter) events.splice(Math.min(at * 7, events.length), 0, { type: 'content', choice: 0, text: 'x' });
-          const emitted = runSync(events, pipe(scanCompletion(), map((snapshot) => ({ snapshot, shown: JSON.stringify(snapshot.toolCalls) }))));
-          const values = emitted.values.map(({ snapshot }) => snapshot);
-          const argumentsSoFar = new Map<number, string>();
-          events.forEach((event, position) => {
-            if (event.type === 'tool-call-delta') argumentsSoFar.set(event.index, (argumentsSoFar.get(event.index) ?? '') + event.arguments);
-            const expected = [...argumentsSoFar].sort(([a], [b]) => a - b).map(([index, text]) => ({ index, id: `c${index}`, name: 'f', arguments: text, complete: false }));
-            expect(values[position]!.toolCalls).toEqual(expected);
-          });
-          // As each snapshot was when it was emitted.
-          expect(values.map((snapshot) => JSON.stringify(snapshot.toolCalls))).toEqual(emitted.values.map(({ shown }) => shown));
-        },
-      ),
-      { numRuns: 200 },
-    );
-  });
+  it(
+    'shows every call as far as it has arrived after each fragment,' + ' in any interleaving, and never changes a snapshot once emitted',
+    () => {
+      fc.assert(
+        fc.property(
+          fc.array(fc.tuple(fc.nat({ max: 9 }), fc.string({ maxLength: 3 })), { maxLength: 60 }),
+          fc.array(fc.nat({ max: 9 }), { maxLength: 4 }),
+          (fragments, finishAfter) => {
+            const events: ChatEvent[] = fragments.map(([index, text]) => ({
+              type: 'tool-call-delta',
+              choice: 0,
+              index,
+              id: `c${index}`,
+              name: 'f',
+              arguments: text,
+            }));
+            // Content now and then: it changes the choice, not its calls.
+            for (const at of finishAfter) events.splice(Math.min(at * 7, events.length), 0, { type: 'content', choice: 0, text: 'x' });
+            const emitted = runSync(
+              events,
+              pipe(
+                scanCompletion(),
+                map((snapshot) => ({ snapshot, shown: JSON.stringify(snapshot.toolCalls) })),
+              ),
+            );
+            const values = emitted.values.map(({ snapshot }) => snapshot);
+            const argumentsSoFar = new Map<number, string>();
+            events.forEach((event, position) => {
+              if (event.type === 'tool-call-delta')
+                argumentsSoFar.set(event.index, (argumentsSoFar.get(event.index) ?? '') + event.arguments);
+              const expected = [...argumentsSoFar]
+                .sort(([a], [b]) => a - b)
+                .map(([index, text]) => ({ index, id: `c${index}`, name: 'f', arguments: text, complete: false }));
+              expect(values[position]!.toolCalls).toEqual(expected);
+            });
+            // As each snapshot was when it was emitted.
+            expect(values.map((snapshot) => JSON.stringify(snapshot.toolCalls))).toEqual(emitted.values.map(({ shown }) => shown));
+          },
+        ),
+        { numRuns: 200 },
+      );
+    },
+  );
 });

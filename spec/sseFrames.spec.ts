@@ -97,7 +97,10 @@ describe('sseFrames', () => {
       let attempt = 0;
       const source = defer(() =>
         attempt++ === 0
-          ? concat(of('id: 7\ndata: half'), throwError(() => new Error('reset')))
+          ? concat(
+              of('id: 7\ndata: half'),
+              throwError(() => new Error('reset')),
+            )
           : of('data: whole\n\n'),
       );
       const outcome = runSync([0], () => source.pipe(sseFrames(), retry(1)));
@@ -223,24 +226,33 @@ describe('sseFrames', () => {
       expect(early.partial).toEqual({ data: 'a', incompleteLine: 'data: {"choi' });
     });
 
-    it("is a ProviderError with the provider's message when the unended line is a JSON error object, as servers answer a refused request", () => {
-      // llama.cpp's answer to a prompt over its context, as it sends it: one line, no line end.
-      const body = '{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error"}}';
-      for (const pieces of [[body], [body.slice(0, 10), body.slice(10)]]) {
-        const { frames, error } = parse(pieces);
-        expect(frames).toEqual([]);
-        expect(error).toBeInstanceOf(ProviderError);
-        expect(error).toMatchObject({
-          message: 'the provider answered with an error instead of a stream: the request exceeds the available context size, try increasing it',
-          type: 'exceed_context_size_error',
-          code: 400,
-          status: undefined,
-          body: JSON.parse(body),
-          position: { line: 1, event: 1 },
+    it(
+      "is a ProviderError with the provider's message when the unended " +
+        'line is a JSON error object, as servers answer a refused request',
+      () => {
+        // llama.cpp's answer to a prompt over its context, as it sends it: one line, no line end.
+        const body =
+          '{"error":{"code":400,"message":"the request exceeds the available ' +
+          'context size, try increasing it","type":"exceed_context_size_error"}}';
+        for (const pieces of [[body], [body.slice(0, 10), body.slice(10)]]) {
+          const { frames, error } = parse(pieces);
+          expect(frames).toEqual([]);
+          expect(error).toBeInstanceOf(ProviderError);
+          expect(error).toMatchObject({
+            message:
+              'the provider answered with an error instead of a stream: the request exceeds the available context size, try increasing it',
+            type: 'exceed_context_size_error',
+            code: 400,
+            status: undefined,
+            body: JSON.parse(body),
+            position: { line: 1, event: 1 },
+          });
+        }
+        expect(parse('{"error":"model not found"}').error).toMatchObject({
+          message: 'the provider answered with an error instead of a stream: model not found',
         });
-      }
-      expect(parse('{"error":"model not found"}').error).toMatchObject({ message: 'the provider answered with an error instead of a stream: model not found' });
-    });
+      },
+    );
 
     it('keeps the standard reading for every other unended line: JSON without an error member, a cut error object, text', () => {
       for (const text of ['{"choices":[]}', '{"error":{"message":"cut', 'Bad Gateway', '{"error":null}']) {
@@ -267,9 +279,7 @@ describe('sseFrames', () => {
       const { frames, error } = parse('data: a\n\ndata: [DONE]\n', { requireBlankLineAtEnd: true });
       expect(frames).toEqual([message('a')]);
       expect(error).toBeInstanceOf(StreamClosedEarlyError);
-      expect((error as StreamClosedEarlyError).message).toBe(
-        'the stream ended inside event 2: no blank line after line 3',
-      );
+      expect((error as StreamClosedEarlyError).message).toBe('the stream ended inside event 2: no blank line after line 3');
       expect((error as StreamClosedEarlyError).partial).toEqual({ data: '[DONE]', incompleteLine: '' });
     });
 
@@ -350,17 +360,13 @@ describe('sseFrames', () => {
     it('gives the same frames under random splits of text and of bytes (fast-check)', () => {
       const texts = Object.values(streams);
       fc.assert(
-        fc.property(
-          fc.constantFrom(...texts),
-          fc.array(fc.nat(200), { maxLength: 12 }),
-          (text, cuts) => {
-            const expected = whole(text);
-            expect(parse(splitAt(text, cuts))).toEqual({ frames: expected });
-            const bytes = utf8(text);
-            const outcome = runSync(splitAt(bytes, cuts), (source) => source.pipe(decodeUtf8(), sseFrames()));
-            expect(outcome).toEqual({ values: expected });
-          },
-        ),
+        fc.property(fc.constantFrom(...texts), fc.array(fc.nat(200), { maxLength: 12 }), (text, cuts) => {
+          const expected = whole(text);
+          expect(parse(splitAt(text, cuts))).toEqual({ frames: expected });
+          const bytes = utf8(text);
+          const outcome = runSync(splitAt(bytes, cuts), (source) => source.pipe(decodeUtf8(), sseFrames()));
+          expect(outcome).toEqual({ values: expected });
+        }),
         { numRuns: 300 },
       );
     });

@@ -4,10 +4,7 @@ import { runSync } from './support/collect';
 
 describe('toMessageEvents', () => {
   it('maps each event to a new { data, type, id } object with data always a string', () => {
-    const events: ChatEvent[] = [
-      { type: 'content', choice: 0, text: 'hi' },
-      { type: 'done' },
-    ];
+    const events: ChatEvent[] = [{ type: 'content', choice: 0, text: 'hi' }, { type: 'done' }];
     const { values } = runSync(events, toMessageEvents());
     expect(values).toEqual([
       { data: '{"type":"content","choice":0,"text":"hi"}', type: 'content', id: '1' },

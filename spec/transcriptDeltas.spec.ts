@@ -72,9 +72,7 @@ describe('transcriptDeltas', () => {
         const values = { a: 'ok \ud83d', x: 'ok ' };
         const source = cold('  -a-|', values);
         const expected = '     -x-#';
-        const error = new StreamClosedEarlyError(
-          'the transcript ended mid-character: it ends in a high surrogate without its low half',
-        );
+        const error = new StreamClosedEarlyError('the transcript ended mid-character: it ends in a high surrogate without its low half');
         expectObservable(source.pipe(transcriptDeltas())).toBe(expected, values, error);
       });
     });
@@ -178,7 +176,10 @@ describe('transcriptDeltas', () => {
       const source = cold('  -a--#', values, reset);
       const sourceSubs = '   ^---!';
       const expected = '     -x--#';
-      const typed = new StreamClosedEarlyError("the transcript's source failed after 1 character: socket reset", { cause: reset, partial: 'x' });
+      const typed = new StreamClosedEarlyError("the transcript's source failed after 1 character: socket reset", {
+        cause: reset,
+        partial: 'x',
+      });
       expectObservable(source.pipe(transcriptDeltas())).toBe(expected, values, typed);
       expectSubscriptions(source.subscriptions).toBe(sourceSubs);
     });
@@ -190,23 +191,47 @@ describe('transcriptDeltas', () => {
 
   it('passes a library error from the source through unchanged', () => {
     const early = new ProtocolError('bad frame', { partial: 'kept' });
-    const { error } = collectSync(concat(of('a'), throwError(() => early)).pipe(transcriptDeltas()));
+    const { error } = collectSync(
+      concat(
+        of('a'),
+        throwError(() => early),
+      ).pipe(transcriptDeltas()),
+    );
     expect(error).toBe(early);
     expect(early.partial).toBe('kept');
   });
 
   it("ends Angular's HttpErrorResponse with status 0 (the network failed) as a StreamClosedEarlyError with it as cause", () => {
     const terminated = new TypeError('terminated');
-    const response = { name: 'HttpErrorResponse', status: 0, error: terminated, message: 'Http failure response for (unknown url): 0 undefined' };
-    const { values, error } = collectSync(concat(of('data: a\n\n'), throwError(() => response)).pipe(transcriptDeltas()));
+    const response = {
+      name: 'HttpErrorResponse',
+      status: 0,
+      error: terminated,
+      message: 'Http failure response for (unknown url): 0 undefined',
+    };
+    const { values, error } = collectSync(
+      concat(
+        of('data: a\n\n'),
+        throwError(() => response),
+      ).pipe(transcriptDeltas()),
+    );
     expect(values).toEqual(['data: a\n\n']);
     expect(error).toBeInstanceOf(StreamClosedEarlyError);
-    expect(error).toMatchObject({ message: "the transcript's source failed after 9 characters: terminated", partial: 'data: a\n\n', cause: response });
+    expect(error).toMatchObject({
+      message: "the transcript's source failed after 9 characters: terminated",
+      partial: 'data: a\n\n',
+      cause: response,
+    });
   });
 
   it("ends Angular's HttpErrorResponse with an error status as a ProviderError with the status and the parsed body", () => {
     const body = '{"error":{"code":429,"message":"Rate limit reached","type":"requests"}}';
-    const response = { name: 'HttpErrorResponse', status: 429, error: body, message: 'Http failure response for /v1: 429 Too Many Requests' };
+    const response = {
+      name: 'HttpErrorResponse',
+      status: 429,
+      error: body,
+      message: 'Http failure response for /v1: 429 Too Many Requests',
+    };
     const { error } = collectSync(throwError(() => response).pipe(transcriptDeltas()));
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({
@@ -257,7 +282,12 @@ describe('transcriptDeltas', () => {
     let attempt = 0;
     // The first attempt publishes 'stale' and fails; the retry's 'fresh' is all new, not a revision.
     const source = defer(() =>
-      attempt++ === 0 ? concat(of('stale'), throwError(() => new Error('reset'))) : of('fresh'),
+      attempt++ === 0
+        ? concat(
+            of('stale'),
+            throwError(() => new Error('reset')),
+          )
+        : of('fresh'),
     );
     const outcome = runSync([0], () => source.pipe(transcriptDeltas({ onRevision: 'error' }), retry(1)));
     expect(outcome).toEqual({ values: ['stale', 'fresh'] });

@@ -81,7 +81,11 @@ describe('validateToolCalls', () => {
   describe('over events', () => {
     it('passes a call that a zod schema accepts, at once, with the defaults it filled in as args', () => {
       testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
-        const source = cold<ChatEvent>('-a-b-f---|', { a: delta(0, '{"city":', 'call_a', 'get_weather'), b: delta(0, '"Pune"}'), f: finish() });
+        const source = cold<ChatEvent>('-a-b-f---|', {
+          a: delta(0, '{"city":', 'call_a', 'get_weather'),
+          b: delta(0, '"Pune"}'),
+          f: finish(),
+        });
         expectObservable(source.pipe(groupToolCallsByIndex(), validateToolCalls({ get_weather: weather }))).toBe('-a-b-(xf)|', {
           a: { ...delta(0, '{"city":', 'call_a', 'get_weather'), call: { id: 'call_a', name: 'get_weather', arguments: '{"city":' } },
           b: { ...delta(0, '"Pune"}'), call: { id: 'call_a', name: 'get_weather', arguments: '{"city":"Pune"}' } },
@@ -95,17 +99,23 @@ describe('validateToolCalls', () => {
 
     it('fails with ToolArgumentsError where the refused call would have been, and unsubscribes from the source', () => {
       testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
-        const source = cold<ChatEvent>('-a-f---c-|', { a: delta(0, '{"city":7}', 'call_a', 'get_weather'), f: finish(), c: { type: 'content', choice: 0, text: 'x' } });
+        const source = cold<ChatEvent>('-a-f---c-|', {
+          a: delta(0, '{"city":7}', 'call_a', 'get_weather'),
+          f: finish(),
+          c: { type: 'content', choice: 0, text: 'x' },
+        });
         expectObservable(source.pipe(groupToolCallsByIndex(), validateToolCalls({ get_weather: weather }))).toBe(
           '-a-#',
-          { a: { ...delta(0, '{"city":7}', 'call_a', 'get_weather'), call: { id: 'call_a', name: 'get_weather', arguments: '{"city":7}' } } },
+          {
+            a: { ...delta(0, '{"city":7}', 'call_a', 'get_weather'), call: { id: 'call_a', name: 'get_weather', arguments: '{"city":7}' } },
+          },
           expect.any(ToolArgumentsError),
         );
         expectSubscriptions(source.subscriptions).toBe('^--!');
       });
     });
 
-    it('gives the refused call, its choice, the schema\'s issues and the completion so far (zod)', () => {
+    it("gives the refused call, its choice, the schema's issues and the completion so far (zod)", () => {
       const { values, error } = runSync(
         [{ type: 'content', choice: 0, text: 'Checking.' }, delta(0, '{"city":7}', 'call_a', 'get_weather'), finish()] as ChatEvent[],
         pipe(groupToolCallsByIndex(), validateToolCalls({ get_weather: weather })),
@@ -115,10 +125,15 @@ describe('validateToolCalls', () => {
       const refused = error as ToolArgumentsError;
       expect(refused.name).toBe('ToolArgumentsError');
       expect(isLlmStreamError(refused)).toBe(true);
-      expect(refused.message).toBe('the arguments of tool call 0 of choice 0 (get_weather, call_a) were refused: city: Invalid input: expected string, received number');
+      expect(refused.message).toBe(
+        'the arguments of tool call 0 of choice 0 (get_weather, call_a) ' +
+          'were refused: city: Invalid input: expected string, received number',
+      );
       expect(refused.call).toEqual(call(0, 'call_a', 'get_weather', '{"city":7}'));
       expect(refused.choice).toBe(0);
-      expect(refused.issues).toEqual([expect.objectContaining({ path: ['city'], message: 'Invalid input: expected string, received number' })]);
+      expect(refused.issues).toEqual([
+        expect.objectContaining({ path: ['city'], message: 'Invalid input: expected string, received number' }),
+      ]);
       expect(refused.partial).toMatchObject({
         content: 'Checking.',
         finished: false,
@@ -127,15 +142,28 @@ describe('validateToolCalls', () => {
     });
 
     it('reads valibot issues, whose path segments are objects with a key', () => {
-      const { error } = runSync([delta(0, '{"tz":7}', 'call_t', 'get_time'), finish()], pipe(groupToolCallsByIndex(), validateToolCalls({ get_time: time })));
-      expect((error as ToolArgumentsError).message).toBe('the arguments of tool call 0 of choice 0 (get_time, call_t) were refused: tz: Invalid type: Expected string but received 7');
-      expect((error as ToolArgumentsError).issues).toEqual([expect.objectContaining({ message: 'Invalid type: Expected string but received 7', path: [expect.objectContaining({ key: 'tz' })] })]);
+      const { error } = runSync(
+        [delta(0, '{"tz":7}', 'call_t', 'get_time'), finish()],
+        pipe(groupToolCallsByIndex(), validateToolCalls({ get_time: time })),
+      );
+      expect((error as ToolArgumentsError).message).toBe(
+        'the arguments of tool call 0 of choice 0 (get_time, call_t) were refused: tz: Invalid type: Expected string but received 7',
+      );
+      expect((error as ToolArgumentsError).issues).toEqual([
+        expect.objectContaining({
+          message: 'Invalid type: Expected string but received 7',
+          path: [expect.objectContaining({ key: 'tz' })],
+        }),
+      ]);
     });
 
     it('replaces args with what a transform made (zod and valibot), and keeps the text as written', () => {
       const tools = {
         get_weather: z.object({ city: z.string() }).transform(({ city }) => ({ city: city.toUpperCase(), checked: true })),
-        get_time: v.pipe(time, v.transform(({ tz }) => ({ tz, offset: tz === 'Asia/Tokyo' ? 9 : 0 }))),
+        get_time: v.pipe(
+          time,
+          v.transform(({ tz }) => ({ tz, offset: tz === 'Asia/Tokyo' ? 9 : 0 })),
+        ),
       };
       const { values, error } = runSync(
         [delta(0, '{"city":"pune"}', 'a', 'get_weather'), delta(1, '{"tz":"Asia/Tokyo"}', 'b', 'get_time'), finish()],
@@ -165,10 +193,14 @@ describe('validateToolCalls', () => {
         ['a truthy value that is not true', () => 1 as never],
         ['a promise of false', () => Promise.resolve(false)],
       ])('refuses a call when the predicate answers %s, with one issue saying so', async (_name, predicate) => {
-        const { error } = await collect(from([delta(0, '{}', 'a', 'search'), finish()]).pipe(groupToolCallsByIndex(), validateToolCalls({ search: predicate })));
+        const { error } = await collect(
+          from([delta(0, '{}', 'a', 'search'), finish()]).pipe(groupToolCallsByIndex(), validateToolCalls({ search: predicate })),
+        );
         expect(error).toBeInstanceOf(ToolArgumentsError);
         expect((error as ToolArgumentsError).issues).toEqual([{ message: 'the predicate of tool "search" refused these arguments' }]);
-        expect((error as ToolArgumentsError).message).toBe('the arguments of tool call 0 of choice 0 (search, a) were refused: the predicate of tool "search" refused these arguments');
+        expect((error as ToolArgumentsError).message).toBe(
+          'the arguments of tool call 0 of choice 0 (search, a) were refused: the predicate of tool "search" refused these arguments',
+        );
       });
 
       it('waits for a predicate that answers through a promise', async () => {
@@ -197,12 +229,18 @@ describe('validateToolCalls', () => {
     });
 
     describe('unknown tools', () => {
-      it.each(['rm_rf', 'toString', 'constructor', '__proto__', 'hasOwnProperty'])('refuses a call to %s, which the record does not name as its own', (name) => {
-        const { values, error } = runSync([delta(0, '{}', 'a', name), finish()], pipe(groupToolCallsByIndex(), validateToolCalls({ search: () => true })));
-        expect(types(values)).toEqual(['tool-call-delta']);
-        expect(error).toBeInstanceOf(ToolArgumentsError);
-        expect((error as ToolArgumentsError).issues).toEqual([{ message: `no tool named "${name}" was declared` }]);
-      });
+      it.each(['rm_rf', 'toString', 'constructor', '__proto__', 'hasOwnProperty'])(
+        'refuses a call to %s, which the record does not name as its own',
+        (name) => {
+          const { values, error } = runSync(
+            [delta(0, '{}', 'a', name), finish()],
+            pipe(groupToolCallsByIndex(), validateToolCalls({ search: () => true })),
+          );
+          expect(types(values)).toEqual(['tool-call-delta']);
+          expect(error).toBeInstanceOf(ToolArgumentsError);
+          expect((error as ToolArgumentsError).issues).toEqual([{ message: `no tool named "${name}" was declared` }]);
+        },
+      );
 
       it('lets them through unchecked under allowUnknownTools', () => {
         const { values, error } = runSync(
@@ -217,7 +255,9 @@ describe('validateToolCalls', () => {
     it('refuses to run without groupToolCallsByIndex in front, where no whole call would ever be checked', () => {
       const { error } = runSync([delta(0, '{}', 'a', 'search'), finish()], validateToolCalls<ChatEvent>({ search: () => true }));
       expect(error).toBeInstanceOf(TypeError);
-      expect((error as Error).message).toBe('validateToolCalls() over events needs groupToolCallsByIndex() before it: a tool-call-delta arrived without `call`');
+      expect((error as Error).message).toBe(
+        'validateToolCalls() over events needs groupToolCallsByIndex() before it: a tool-call-delta arrived without `call`',
+      );
     });
 
     it('never checks a call cut off by the end of the stream, not even one whose text parses', () => {
@@ -225,13 +265,22 @@ describe('validateToolCalls', () => {
       const checked: JsonValue[] = [];
       const { values, error } = runSync(
         chunksOf(bytes, 16),
-        pipe(decodeUtf8(), sseFrames(), assembleChunks(), groupToolCallsByIndex(), validateToolCalls({ get_weather: (args) => (checked.push(args), true) })),
+        pipe(
+          decodeUtf8(),
+          sseFrames(),
+          assembleChunks(),
+          groupToolCallsByIndex(),
+          validateToolCalls({ get_weather: (args) => (checked.push(args), true) }),
+        ),
       );
       expect(checked).toEqual([]);
       expect(values.some((e) => e.type === 'tool-call')).toBe(false);
       expect(error).toBeInstanceOf(StreamClosedEarlyError);
       expect((error as StreamClosedEarlyError).partial).toMatchObject({
-        toolCalls: [{ index: 0, arguments: '{"city":"Oslo"}', complete: false }, { index: 1, arguments: '{"city":"Bergen","un', complete: false }],
+        toolCalls: [
+          { index: 0, arguments: '{"city":"Oslo"}', complete: false },
+          { index: 1, arguments: '{"city":"Bergen","un', complete: false },
+        ],
       });
     });
 
@@ -248,7 +297,10 @@ describe('validateToolCalls', () => {
     it("gives an upstream error whose partial is a lower layer's (text) the completion as passed on", () => {
       const early = new StreamClosedEarlyError('cut mid-line', { partial: { data: '', incompleteLine: 'data: {"cho' } });
       const { error } = runSync([{ type: 'content', choice: 0, text: 'so far' }] as ChatEvent[], (source) =>
-        concat(source, throwError(() => early)).pipe(validateToolCalls({})),
+        concat(
+          source,
+          throwError(() => early),
+        ).pipe(validateToolCalls({})),
       );
       expect(error).toBe(early);
       expect(early.partial).toMatchObject({ content: 'so far', finished: false });
@@ -311,7 +363,15 @@ describe('validateToolCalls', () => {
         expect(seen.completed).toBe(false);
         gate('A').resolve(true);
         await flush();
-        expect(types(seen.values)).toEqual(['tool-call-delta', 'tool-call-delta', 'tool-call:c0', 'tool-call:c1', 'finish', 'usage', 'done']);
+        expect(types(seen.values)).toEqual([
+          'tool-call-delta',
+          'tool-call-delta',
+          'tool-call:c0',
+          'tool-call:c1',
+          'finish',
+          'usage',
+          'done',
+        ]);
         expect(seen.completed).toBe(true);
         expect(seen.error).toBeUndefined();
       });
@@ -366,7 +426,7 @@ describe('validateToolCalls', () => {
         expect(seen.error).toBeUndefined();
       });
 
-      it('ends the stream with what a validator\'s promise rejected with, in its turn', async () => {
+      it("ends the stream with what a validator's promise rejected with, in its turn", async () => {
         const bug = new RangeError('lookup failed');
         const { values, error } = await collect(
           from([{ type: 'content', choice: 0, text: 'a' }, delta(0, '{}', 'a', 'search'), finish()] as ChatEvent[]).pipe(
@@ -379,12 +439,22 @@ describe('validateToolCalls', () => {
       });
 
       it('gives a valibot async check the same treatment', async () => {
-        const zone = v.pipeAsync(time, v.checkAsync(async ({ tz }) => tz.includes('/'), 'not an IANA zone'));
+        const zone = v.pipeAsync(
+          time,
+          v.checkAsync(async ({ tz }) => tz.includes('/'), 'not an IANA zone'),
+        );
         const run = (tz: string) =>
-          collect(from([delta(0, JSON.stringify({ tz }), 'a', 'get_time'), finish()]).pipe(groupToolCallsByIndex(), validateToolCalls({ get_time: zone })));
+          collect(
+            from([delta(0, JSON.stringify({ tz }), 'a', 'get_time'), finish()]).pipe(
+              groupToolCallsByIndex(),
+              validateToolCalls({ get_time: zone }),
+            ),
+          );
         expect(types((await run('Asia/Tokyo')).values)).toEqual(['tool-call-delta', 'tool-call:a', 'finish']);
         const refused = await run('UTC');
-        expect((refused.error as ToolArgumentsError).message).toBe('the arguments of tool call 0 of choice 0 (get_time, a) were refused: not an IANA zone');
+        expect((refused.error as ToolArgumentsError).message).toBe(
+          'the arguments of tool call 0 of choice 0 (get_time, a) were refused: not an IANA zone',
+        );
       });
     });
   });
@@ -400,7 +470,10 @@ describe('validateToolCalls', () => {
     ];
 
     it('checks every call of every choice, then passes the completion on with the validated args', () => {
-      const { values, error } = runSync(events('{"city":"Pune"}', '{"tz":"UTC"}'), pipe(finalizeCompletion(), validateToolCalls({ get_weather: weather, get_time: time })));
+      const { values, error } = runSync(
+        events('{"city":"Pune"}', '{"tz":"UTC"}'),
+        pipe(finalizeCompletion(), validateToolCalls({ get_weather: weather, get_time: time })),
+      );
       expect(error).toBeUndefined();
       const completion: Completion = values[0]!;
       const pune = call(0, 'a', 'get_weather', '{"city":"Pune"}', { city: 'Pune', unit: 'celsius' });
@@ -410,7 +483,10 @@ describe('validateToolCalls', () => {
     });
 
     it('fails with the first refused call in choice order, with the completion as partial', () => {
-      const { values, error } = runSync(events('{"city":"Pune"}', '{"tz":7}'), pipe(finalizeCompletion(), validateToolCalls({ get_weather: weather, get_time: time })));
+      const { values, error } = runSync(
+        events('{"city":"Pune"}', '{"tz":7}'),
+        pipe(finalizeCompletion(), validateToolCalls({ get_weather: weather, get_time: time })),
+      );
       expect(values).toEqual([]);
       const refused = error as ToolArgumentsError;
       expect(refused).toBeInstanceOf(ToolArgumentsError);
@@ -422,7 +498,10 @@ describe('validateToolCalls', () => {
     it('reports the first refusal in call order even when a later check settles first', async () => {
       const slow = deferred<boolean>();
       const outcome = collect(
-        from(events('{"city":"Pune"}', '{"tz":"UTC"}')).pipe(finalizeCompletion(), validateToolCalls({ get_weather: () => slow.promise, get_time: () => false })),
+        from(events('{"city":"Pune"}', '{"tz":"UTC"}')).pipe(
+          finalizeCompletion(),
+          validateToolCalls({ get_weather: () => slow.promise, get_time: () => false }),
+        ),
       );
       await flush();
       slow.resolve(false);
@@ -432,7 +511,12 @@ describe('validateToolCalls', () => {
 
     it('waits for asynchronous checks before passing the completion on', async () => {
       const slow = deferred<boolean>();
-      const { seen } = record(from(events('{"city":"Pune"}', '{"tz":"UTC"}')).pipe(finalizeCompletion(), validateToolCalls({ get_weather: () => slow.promise, get_time: time })));
+      const { seen } = record(
+        from(events('{"city":"Pune"}', '{"tz":"UTC"}')).pipe(
+          finalizeCompletion(),
+          validateToolCalls({ get_weather: () => slow.promise, get_time: time }),
+        ),
+      );
       await flush();
       expect(seen.values).toEqual([]);
       slow.resolve(true);
@@ -444,8 +528,15 @@ describe('validateToolCalls', () => {
     it('passes a completion without calls on as it is, synchronously', () => {
       let before: Completion | undefined;
       const { values } = runSync(
-        [{ type: 'content', choice: 0, text: 'hi' }, { type: 'finish', choice: 0, reason: 'stop', raw: 'stop' }] as ChatEvent[],
-        pipe(finalizeCompletion(), tap((completion) => (before = completion)), validateToolCalls({})),
+        [
+          { type: 'content', choice: 0, text: 'hi' },
+          { type: 'finish', choice: 0, reason: 'stop', raw: 'stop' },
+        ] as ChatEvent[],
+        pipe(
+          finalizeCompletion(),
+          tap((completion) => (before = completion)),
+          validateToolCalls({}),
+        ),
       );
       expect(values).toHaveLength(1);
       expect(values[0]).toBe(before);
@@ -453,14 +544,24 @@ describe('validateToolCalls', () => {
 
     it('keeps a call whose args the schema returned unchanged as the same object', () => {
       let before: Completion | undefined;
-      const { values } = runSync(events('{"city":"Pune","unit":"celsius"}', '{"tz":"UTC"}'), pipe(finalizeCompletion(), tap((c) => (before = c)), validateToolCalls({ get_weather: () => true, get_time: () => true })));
+      const { values } = runSync(
+        events('{"city":"Pune","unit":"celsius"}', '{"tz":"UTC"}'),
+        pipe(
+          finalizeCompletion(),
+          tap((c) => (before = c)),
+          validateToolCalls({ get_weather: () => true, get_time: () => true }),
+        ),
+      );
       expect(values[0]).not.toBe(before); // a new completion, whose calls are the same objects
       expect(values[0]!.choices[1]!.toolCalls[0]).toBe(before!.choices[1]!.toolCalls[0]);
       expect(values[0]!.toolCalls[0]).toBe(before!.toolCalls[0]);
     });
 
     it('refuses a call to an unknown tool', () => {
-      const { error } = runSync(events('{"city":"Pune"}', '{"tz":"UTC"}'), pipe(finalizeCompletion(), validateToolCalls({ get_weather: weather })));
+      const { error } = runSync(
+        events('{"city":"Pune"}', '{"tz":"UTC"}'),
+        pipe(finalizeCompletion(), validateToolCalls({ get_weather: weather })),
+      );
       expect((error as ToolArgumentsError).issues).toEqual([{ message: 'no tool named "get_time" was declared' }]);
     });
   });
@@ -468,33 +569,57 @@ describe('validateToolCalls', () => {
   describe('end to end, over a recording (marbles/openai/tool-calls-interleaved.sse)', () => {
     const bytes = new Uint8Array(readFileSync(join(__dirname, '..', 'marbles', 'openai', 'tool-calls-interleaved.sse')));
     const tools = { get_weather: z.object({ city: z.string(), unit: z.enum(['celsius', 'fahrenheit']) }), get_time: time };
-    const zurich = toolCall(call(0, 'call_Wx1qT7mZp3LkR9sVb2NcY4hD', 'get_weather', '{"city":"Zürich","unit":"celsius"}', { city: 'Zürich', unit: 'celsius' }));
+    const zurich = toolCall(
+      call(0, 'call_Wx1qT7mZp3LkR9sVb2NcY4hD', 'get_weather', '{"city":"Zürich","unit":"celsius"}', { city: 'Zürich', unit: 'celsius' }),
+    );
     const tokyo = toolCall(call(1, 'call_Qe8uJ5nHt2GfD6aKc1XoP0vB', 'get_time', '{"tz":"Asia/Tokyo"}', { tz: 'Asia/Tokyo' }));
 
     it('checks both calls at every chunk size and passes them on in order', () => {
       for (let size = 1; size <= 64; size++) {
-        const { values, error } = runSync(chunksOf(bytes, size), pipe(decodeUtf8(), sseFrames(), assembleChunks(), groupToolCallsByIndex(), validateToolCalls(tools)));
+        const { values, error } = runSync(
+          chunksOf(bytes, size),
+          pipe(decodeUtf8(), sseFrames(), assembleChunks(), groupToolCallsByIndex(), validateToolCalls(tools)),
+        );
         expect(error).toBeUndefined();
         expect(values.filter((e) => e.type === 'tool-call')).toEqual([zurich, tokyo]);
-        expect(types(values).slice(-5)).toEqual(['tool-call:call_Wx1qT7mZp3LkR9sVb2NcY4hD', 'tool-call:call_Qe8uJ5nHt2GfD6aKc1XoP0vB', 'finish', 'usage', 'done']);
+        expect(types(values).slice(-5)).toEqual([
+          'tool-call:call_Wx1qT7mZp3LkR9sVb2NcY4hD',
+          'tool-call:call_Qe8uJ5nHt2GfD6aKc1XoP0vB',
+          'finish',
+          'usage',
+          'done',
+        ]);
       }
     });
 
     it('keeps the same order with asynchronous checks', async () => {
       const slowTools = { get_weather: tools.get_weather.refine(async () => true), get_time: async () => true };
-      const { values, error } = await collect(from(chunksOf(bytes, 7)).pipe(decodeUtf8(), sseFrames(), assembleChunks(), groupToolCallsByIndex(), validateToolCalls(slowTools)));
+      const { values, error } = await collect(
+        from(chunksOf(bytes, 7)).pipe(decodeUtf8(), sseFrames(), assembleChunks(), groupToolCallsByIndex(), validateToolCalls(slowTools)),
+      );
       expect(error).toBeUndefined();
       expect(values.filter((e) => e.type === 'tool-call')).toEqual([zurich, tokyo]);
-      expect(types(values).slice(-5)).toEqual(['tool-call:call_Wx1qT7mZp3LkR9sVb2NcY4hD', 'tool-call:call_Qe8uJ5nHt2GfD6aKc1XoP0vB', 'finish', 'usage', 'done']);
+      expect(types(values).slice(-5)).toEqual([
+        'tool-call:call_Wx1qT7mZp3LkR9sVb2NcY4hD',
+        'tool-call:call_Qe8uJ5nHt2GfD6aKc1XoP0vB',
+        'finish',
+        'usage',
+        'done',
+      ]);
     });
 
     it('refuses the weather call when its unit is not allowed, naming the path', () => {
       const strict = { ...tools, get_weather: z.object({ city: z.string(), unit: z.literal('fahrenheit') }) };
-      const { values, error } = runSync(chunksOf(bytes, 5), pipe(decodeUtf8(), sseFrames(), assembleChunks(), groupToolCallsByIndex(), validateToolCalls(strict)));
+      const { values, error } = runSync(
+        chunksOf(bytes, 5),
+        pipe(decodeUtf8(), sseFrames(), assembleChunks(), groupToolCallsByIndex(), validateToolCalls(strict)),
+      );
       expect(values.some((e) => e.type === 'tool-call')).toBe(false);
       expect((error as ToolArgumentsError).call.id).toBe('call_Wx1qT7mZp3LkR9sVb2NcY4hD');
       expect((error as ToolArgumentsError).issues).toEqual([expect.objectContaining({ path: ['unit'] })]);
-      expect((error as ToolArgumentsError).partial).toMatchObject({ toolCalls: [{ arguments: '{"city":"Zürich","unit":"celsius"}' }, { arguments: '{"tz":"Asia/Tokyo"}' }] });
+      expect((error as ToolArgumentsError).partial).toMatchObject({
+        toolCalls: [{ arguments: '{"city":"Zürich","unit":"celsius"}' }, { arguments: '{"tz":"Asia/Tokyo"}' }],
+      });
     });
   });
 });

@@ -33,7 +33,8 @@ export class SseEncoder {
       this.lastId = frame.id;
     }
     if (frame.retry !== undefined && frame.retry !== this.lastRetry) {
-      if (!Number.isSafeInteger(frame.retry) || frame.retry < 0) throw new ProtocolError(`retry must be a whole number of milliseconds, got ${frame.retry}`);
+      if (!Number.isSafeInteger(frame.retry) || frame.retry < 0)
+        throw new ProtocolError(`retry must be a whole number of milliseconds, got ${frame.retry}`);
       text += `retry: ${frame.retry}\n`;
       this.lastRetry = frame.retry;
     }
@@ -85,6 +86,9 @@ export function encodeSse(): OperatorFunction<SseFrame, string> {
 export function encodeSseBytes(): OperatorFunction<SseFrame, Uint8Array> {
   return (source) => {
     const encoder = new TextEncoder();
-    return source.pipe(encodeSse(), map((text) => encoder.encode(text)));
+    return source.pipe(
+      encodeSse(),
+      map((text) => encoder.encode(text)),
+    );
   };
 }

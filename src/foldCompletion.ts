@@ -20,7 +20,8 @@ import { subscribeLinked } from './internal/subscribeLinked.js';
 export function foldCompletion(mode: 'reduce', estimate: boolean): OperatorFunction<ChatEvent, Completion>;
 export function foldCompletion(mode: 'scan', estimate: boolean): OperatorFunction<ChatEvent, CompletionSnapshot>;
 export function foldCompletion(mode: 'reduce' | 'scan', estimate: boolean): OperatorFunction<ChatEvent, Completion | CompletionSnapshot> {
-  const estimated = <C extends Completion | CompletionSnapshot>(completion: C): C => (estimate ? withEstimatedUsage(completion) : completion);
+  const estimated = <C extends Completion | CompletionSnapshot>(completion: C): C =>
+    estimate ? withEstimatedUsage(completion) : completion;
   return (source) =>
     new Observable<Completion | CompletionSnapshot>((subscriber) => {
       // Per subscription, so that a resubscribe (retry, repeat) folds afresh.

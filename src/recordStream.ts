@@ -33,7 +33,8 @@ export interface RecordStreamOptions {
  *
  * @example
  * ```ts
- * import { StreamRecording, recordStream, serializeRecording, decodeUtf8, sseFrames, assembleChunks, finalizeCompletion } from 'rxjs-llm-stream';
+ * import { StreamRecording, recordStream, serializeRecording } from 'rxjs-llm-stream';
+ * import { decodeUtf8, sseFrames, assembleChunks, finalizeCompletion } from 'rxjs-llm-stream';
  *
  * const recording = new StreamRecording({ source: url });
  * const completion$ = bytes$.pipe(

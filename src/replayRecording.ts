@@ -71,7 +71,8 @@ export function replayRecording(recording: StreamRecording, options: ReplayRecor
   const timing = options.timing ?? 'none';
   const { chunkSize } = options;
   const scheduler = options.scheduler ?? asyncScheduler;
-  if (timing !== 'none' && timing !== 'original') throw new TypeError(`replayRecording: timing must be 'original' or 'none', got ${String(timing)}`);
+  if (timing !== 'none' && timing !== 'original')
+    throw new TypeError(`replayRecording: timing must be 'original' or 'none', got ${String(timing)}`);
   if (chunkSize !== undefined && (!Number.isInteger(chunkSize) || chunkSize < 1)) {
     throw new TypeError(`replayRecording: chunkSize must be a whole number >= 1, got ${String(chunkSize)}`);
   }

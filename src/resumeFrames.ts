@@ -153,8 +153,10 @@ export function resumeFrames(
   if (!Number.isInteger(maxAttempts) || maxAttempts < 0) {
     throw new TypeError(`resumeFrames: maxAttempts must be a whole number, got ${String(maxAttempts)}`);
   }
-  if (!(delayMs >= 0) || !Number.isFinite(delayMs)) throw new TypeError(`resumeFrames: delayMs must be a finite number >= 0, got ${String(delayMs)}`);
-  if (!(backoff >= 1) || !Number.isFinite(backoff)) throw new TypeError(`resumeFrames: backoff must be a finite number >= 1, got ${String(backoff)}`);
+  if (!(delayMs >= 0) || !Number.isFinite(delayMs))
+    throw new TypeError(`resumeFrames: delayMs must be a finite number >= 0, got ${String(delayMs)}`);
+  if (!(backoff >= 1) || !Number.isFinite(backoff))
+    throw new TypeError(`resumeFrames: backoff must be a finite number >= 1, got ${String(backoff)}`);
 
   return new Observable<SseFrame>((subscriber) => {
     // Per subscription, so that a resubscribe (retry, repeat) starts a new stream from scratch.

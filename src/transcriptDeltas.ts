@@ -101,10 +101,10 @@ export function transcriptDeltas<T extends string | Uint8Array>(
         },
         complete() {
           if (textPublisher !== undefined && textPublisher.heldBack > 0) {
-            throw new StreamClosedEarlyError(
-              'the transcript ended mid-character: it ends in a high surrogate without its low half',
-              { reason: 'mid-character', partial: textPublisher.published },
-            );
+            throw new StreamClosedEarlyError('the transcript ended mid-character: it ends in a high surrogate without its low half', {
+              reason: 'mid-character',
+              partial: textPublisher.published,
+            });
           }
           if (bytePublisher !== undefined && bytePublisher.heldBack > 0) {
             const published = bytePublisher.published;
@@ -128,7 +128,12 @@ interface HttpErrorResponseLike {
 }
 
 function isHttpErrorResponse(error: unknown): error is HttpErrorResponseLike {
-  return typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'HttpErrorResponse' && typeof (error as { status?: unknown }).status === 'number';
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    (error as { name?: unknown }).name === 'HttpErrorResponse' &&
+    typeof (error as { status?: unknown }).status === 'number'
+  );
 }
 
 /** The typed error for a failure of the source, with what had been published as `partial`. */
@@ -145,11 +150,17 @@ function sourceFailure(error: unknown, published: string | Uint8Array | undefine
   }
   // Status 0 carries the network's own error; its message says what happened (`terminated`).
   const underlying = isHttpErrorResponse(error) && error.error !== undefined && error.error !== null ? error.error : error;
-  return new StreamClosedEarlyError(`the transcript's source failed ${after}: ${describeFailure(underlying)}`, { reason: 'transport', cause: error, partial: published });
+  return new StreamClosedEarlyError(`the transcript's source failed ${after}: ${describeFailure(underlying)}`, {
+    reason: 'transport',
+    cause: error,
+    partial: published,
+  });
 }
 
 function mixedKinds(got: string, kind: string): ProtocolError {
-  return new ProtocolError(`transcriptDeltas got ${got} in a stream of ${kind} transcripts: a stream keeps one kind`, { reason: 'invalid-transcript' });
+  return new ProtocolError(`transcriptDeltas got ${got} in a stream of ${kind} transcripts: a stream keeps one kind`, {
+    reason: 'invalid-transcript',
+  });
 }
 
 /** The error of `onRevision: 'error'`; its `partial` is what had gone out before the revision. */

@@ -142,7 +142,9 @@ export function validateToolCalls<T extends ChatEvent | Completion>(
           let outcome: T | Promise<T>;
           if (isChatEvent(value)) overEvents = true;
           try {
-            outcome = isChatEvent(value) ? (checkEvent(value, check) as T | Promise<T>) : (checkCompletion(value as Completion, check) as T | Promise<T>);
+            outcome = isChatEvent(value)
+              ? (checkEvent(value, check) as T | Promise<T>)
+              : (checkCompletion(value as Completion, check) as T | Promise<T>);
           } catch (error) {
             // Refused synchronously. With nothing waiting, this is the stream's next value: fail now
             // (subscribeLinked routes the throw to `error` below). Otherwise it waits its turn.

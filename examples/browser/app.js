@@ -2,15 +2,7 @@
 // Page parameters: `recording` (a path under marbles/), and anything the replay server reads
 // (`chunk`, `delay`, `truncate`, `stall`, `drop`, `status`), passed on as is.
 import { fromFetch } from 'rxjs/fetch';
-import {
-  fromResponse,
-  decodeUtf8,
-  sseFrames,
-  ndjsonFrames,
-  assembleChunks,
-  scanCompletion,
-  isLlmStreamError,
-} from 'rxjs-llm-stream';
+import { fromResponse, decodeUtf8, sseFrames, ndjsonFrames, assembleChunks, scanCompletion, isLlmStreamError } from 'rxjs-llm-stream';
 
 const params = new URLSearchParams(location.search);
 const recording = params.get('recording') ?? '/dialects/llamacpp-chat.sse';
@@ -89,8 +81,9 @@ function finish(snapshot) {
   app.dataset.state = 'finished';
   app.dataset.finishReason = snapshot.finishReason;
   const { usage } = snapshot;
-  const tokens = usage === null
-    ? 'no usage reported'
-    : `usage: ${usage.promptTokens ?? '?'} prompt + ${usage.completionTokens ?? '?'} completion = ${usage.totalTokens ?? '?'} tokens`;
+  const tokens =
+    usage === null
+      ? 'no usage reported'
+      : `usage: ${usage.promptTokens ?? '?'} prompt + ${usage.completionTokens ?? '?'} completion = ${usage.totalTokens ?? '?'} tokens`;
   byId('status').textContent = `finished · finish reason: ${snapshot.finishReason} · ${tokens}`;
 }

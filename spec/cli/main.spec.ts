@@ -40,7 +40,10 @@ describe('replay (the CLI and the demo)', () => {
 
   it('prints one JSON line per event with --json, then the result', async () => {
     const { code, output } = await run('openai/text.sse', { json: true });
-    const lines = output.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = output
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(code).toBe(0);
     expect(lines[0]).toMatchObject({ type: 'start' });
     expect(lines.at(-1)).toHaveProperty('completion');

@@ -22,7 +22,10 @@ import { sseFrames } from '../../src/sseFrames';
 const marbles = join(__dirname, '..', '..', 'marbles');
 const marbleBytes = (path: string): Uint8Array => new Uint8Array(readFileSync(join(marbles, path)));
 const expectedOf = (path: string): { completion?: Completion; error?: string } =>
-  JSON.parse(readFileSync(join(marbles, path.replace(/\.(sse|ndjson)$/, '.expected.json')), 'utf8')) as { completion?: Completion; error?: string };
+  JSON.parse(readFileSync(join(marbles, path.replace(/\.(sse|ndjson)$/, '.expected.json')), 'utf8')) as {
+    completion?: Completion;
+    error?: string;
+  };
 
 let server: ReplayServer;
 let folder: string;
@@ -36,7 +39,10 @@ afterAll(async () => {
 });
 
 /** Runs `record` and collects what it printed and logged. */
-async function runRecord(url: string, options: Partial<Parameters<typeof record>[1]> & { out: string }): Promise<{ code: number; output: string; log: string }> {
+async function runRecord(
+  url: string,
+  options: Partial<Parameters<typeof record>[1]> & { out: string },
+): Promise<{ code: number; output: string; log: string }> {
   let output = '';
   let log = '';
   const code = await record(url, { ...options, write: (text) => (output += text), log: (text) => (log += text) });
@@ -44,10 +50,19 @@ async function runRecord(url: string, options: Partial<Parameters<typeof record>
 }
 
 /** Runs `replay` over a file and returns the exit code and the JSON lines it printed. */
-async function runReplay(file: string, options: { timing?: 'original' | 'none'; chunkSize?: number } = {}): Promise<{ code: number; lines: Record<string, unknown>[] }> {
+async function runReplay(
+  file: string,
+  options: { timing?: 'original' | 'none'; chunkSize?: number } = {},
+): Promise<{ code: number; lines: Record<string, unknown>[] }> {
   let output = '';
   const code = await replay(new Uint8Array(readFileSync(file)), { ...options, json: true, write: (text) => (output += text) });
-  return { code, lines: output.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>) };
+  return {
+    code,
+    lines: output
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>),
+  };
 }
 
 describe('record: a recording taken once becomes a spec', () => {
@@ -149,28 +164,41 @@ describe('record', () => {
     expect(replayed.lines.at(-1)).toMatchObject({ error: { name: 'StreamClosedEarlyError' } });
   });
 
-  it('an error status: exit 1 with the ProviderError; the recording keeps the status, the headers and the body, and replays to the same error', async () => {
-    const out = join(folder, 'status.rec.jsonl');
-    const { code, output } = await runRecord(`${server.url}/openai/text.sse?status=429`, { out });
-    expect(code).toBe(1);
-    expect(output).toContain('ProviderError: the provider answered HTTP 429: replayed error 429');
-    const recording = parseRecording(readFileSync(out, 'utf8'));
-    expect(recording.status).toBe(429);
-    expect(recording.contentType).toBe('application/json');
-    expect(recording.headers).toMatchObject({ 'content-type': 'application/json' });
-    expect(new TextDecoder().decode(recording.bytes())).toBe('{"error":{"message":"replayed error 429","type":"replay_error","code":429}}');
-    const replayed = await runReplay(out);
-    expect(replayed.code).toBe(1);
-    expect(replayed.lines.at(-1)).toMatchObject({
-      error: { name: 'ProviderError', message: 'the provider answered HTTP 429: replayed error 429' },
-    });
-  });
+  it(
+    'an error status: exit 1 with the ProviderError; the recording keeps ' +
+      'the status, the headers and the body, and replays to the same error',
+    async () => {
+      const out = join(folder, 'status.rec.jsonl');
+      const { code, output } = await runRecord(`${server.url}/openai/text.sse?status=429`, { out });
+      expect(code).toBe(1);
+      expect(output).toContain('ProviderError: the provider answered HTTP 429: replayed error 429');
+      const recording = parseRecording(readFileSync(out, 'utf8'));
+      expect(recording.status).toBe(429);
+      expect(recording.contentType).toBe('application/json');
+      expect(recording.headers).toMatchObject({ 'content-type': 'application/json' });
+      expect(new TextDecoder().decode(recording.bytes())).toBe(
+        '{"error":{"message":"replayed error 429","type":"replay_error","code":429}}',
+      );
+      const replayed = await runReplay(out);
+      expect(replayed.code).toBe(1);
+      expect(replayed.lines.at(-1)).toMatchObject({
+        error: { name: 'ProviderError', message: 'the provider answered HTTP 429: replayed error 429' },
+      });
+    },
+  );
 
-  it("a llama.cpp-style 400 with a cookie: the cookie is not written, and the replay gives the live error", async () => {
+  it('a llama.cpp-style 400 with a cookie: the cookie is not written, and the replay gives the live error', async () => {
     // What llama.cpp's server answers to a prompt longer than its context: JSON, no line end.
-    const body = '{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":9000,"n_ctx":4096}}';
+    const body =
+      '{"error":{"code":400,"message":"the request exceeds the available context size, try ' +
+      'increasing it","type":"exceed_context_size_error","n_prompt_tokens":9000,"n_ctx":4096}}';
     const refusing = createServer((_request, response) => {
-      response.writeHead(400, { 'content-type': 'application/json; charset=utf-8', 'set-cookie': 'session=secret', 'x-api-key': 'sk-secret', 'x-ratelimit-remaining-tokens': '42' });
+      response.writeHead(400, {
+        'content-type': 'application/json; charset=utf-8',
+        'set-cookie': 'session=secret',
+        'x-api-key': 'sk-secret',
+        'x-ratelimit-remaining-tokens': '42',
+      });
       response.end(body);
     });
     await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
@@ -228,7 +256,9 @@ describe('record', () => {
     expect(framingOfRecording(recording)).toBe('ndjson');
     const replayed = await runReplay(out);
     expect(replayed.lines.at(-1)).toEqual({ completion: expectedOf(path).completion });
-    const completion = await lastValueFrom(replayRecording(recording).pipe(decodeUtf8(), ndjsonFrames(), assembleChunks(), finalizeCompletion()));
+    const completion = await lastValueFrom(
+      replayRecording(recording).pipe(decodeUtf8(), ndjsonFrames(), assembleChunks(), finalizeCompletion()),
+    );
     expect(completion).toEqual(expectedOf(path).completion);
   });
 });
@@ -236,7 +266,11 @@ describe('record', () => {
 describe('replay of files', () => {
   it('a raw .ndjson body: the caller names the framing (main does so from the extension)', async () => {
     let output = '';
-    const code = await replay(marbleBytes('dialects/ollama-native.ndjson'), { framing: 'ndjson', json: true, write: (text) => (output += text) });
+    const code = await replay(marbleBytes('dialects/ollama-native.ndjson'), {
+      framing: 'ndjson',
+      json: true,
+      write: (text) => (output += text),
+    });
     expect(code).toBe(0);
     expect(JSON.parse(output.trim().split('\n').at(-1)!)).toEqual({ completion: expectedOf('/dialects/ollama-native.ndjson').completion });
   });
@@ -249,7 +283,9 @@ describe('replay of files', () => {
     const recording = new StreamRecording({ contentType: 'text/event-stream' });
     recording.append(marbleBytes('openai/text.sse'), 0);
     output = '';
-    expect(await replay(new TextEncoder().encode(serializeRecording(recording)), { fileName: 'text.rec.jsonl', json: true, write })).toBe(0);
+    expect(await replay(new TextEncoder().encode(serializeRecording(recording)), { fileName: 'text.rec.jsonl', json: true, write })).toBe(
+      0,
+    );
     expect(JSON.parse(output.trim().split('\n').at(-1)!)).toEqual({ completion: expectedOf('/openai/text.sse').completion });
   });
 
@@ -261,7 +297,8 @@ describe('replay of files', () => {
 
   it('refuses a malformed recording with the ProtocolError that names its line', async () => {
     const file = new TextEncoder().encode(
-      '{"format":"rxjs-llm-stream/recording","version":1,"recordedAt":"2026-01-01T00:00:00Z"}\n{"t":0,"b":"ZGF0YTo="}\n{"t":1,"b":"not base64!"}\n',
+      '{"format":"rxjs-llm-stream/recording","version":1,' +
+        '"recordedAt":"2026-01-01T00:00:00Z"}\n{"t":0,"b":"ZGF0YTo="}\n{"t":1,"b":"not base64!"}\n',
     );
     const outcome = replay(file, { write: () => undefined });
     await expect(outcome).rejects.toBeInstanceOf(ProtocolError);
@@ -310,7 +347,12 @@ describe('parseRecordArguments', () => {
   });
 
   it('leaves the method to record (GET, or POST with a body) when not given', () => {
-    expect(parseRecordArguments(['http://127.0.0.1:1/x', '-o', 'f'])).toEqual({ url: 'http://127.0.0.1:1/x', out: 'f', headers: [], json: false });
+    expect(parseRecordArguments(['http://127.0.0.1:1/x', '-o', 'f'])).toEqual({
+      url: 'http://127.0.0.1:1/x',
+      out: 'f',
+      headers: [],
+      json: false,
+    });
   });
 
   it.each([

@@ -9,9 +9,12 @@ import { root } from '../support/build';
 
 /** llama.cpp's answer to a prompt longer than its context: one JSON line, no line end. */
 const LLAMACPP_400 =
-  '{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":9000,"n_ctx":4096}}';
+  '{"error":{"code":400,"message":"the request exceeds the available context size, try ' +
+  'increasing it","type":"exceed_context_size_error","n_prompt_tokens":9000,"n_ctx":4096}}';
 /** OpenAI's error bodies are pretty-printed over several lines. */
-const OPENAI_401 = '{\n  "error": {\n    "message": "Incorrect API key provided.",\n    "type": "invalid_request_error",\n    "code": "invalid_api_key"\n  }\n}\n';
+const OPENAI_401 =
+  '{\n  "error": {\n    "message": "Incorrect API key provided.",\n    ' +
+  '"type": "invalid_request_error",\n    "code": "invalid_api_key"\n  }\n}\n';
 const PROXY_PAGE = '<html>\n<head><title>502 Bad Gateway</title></head>\n<body><center><h1>502 Bad Gateway</h1></center></body>\n</html>\n';
 
 /** Replays `text` as standard input would be replayed, and returns what it printed as JSON lines. */
@@ -23,11 +26,32 @@ async function replayText(text: string): Promise<{ code: number; last: { error?:
 
 describe('whatIsNotAStream', () => {
   it.each([
-    ['a llama.cpp JSON error with no line end', LLAMACPP_400, ProviderError, 'the provider answered with an error instead of a stream: the request exceeds the available context size, try increasing it'],
-    ['a pretty-printed OpenAI JSON error', OPENAI_401, ProviderError, 'the provider answered with an error instead of a stream: Incorrect API key provided.'],
+    [
+      'a llama.cpp JSON error with no line end',
+      LLAMACPP_400,
+      ProviderError,
+      'the provider answered with an error instead of a stream: the request exceeds the available context size, try increasing it',
+    ],
+    [
+      'a pretty-printed OpenAI JSON error',
+      OPENAI_401,
+      ProviderError,
+      'the provider answered with an error instead of a stream: Incorrect API key provided.',
+    ],
     ["a proxy's HTML page", PROXY_PAGE, ProtocolError, 'the input is an HTML page ("502 Bad Gateway"), not an event stream'],
-    ['a JSON reply to a request without stream: true', '{"id":"chatcmpl-1","object":"chat.completion","choices":[]}', ProtocolError, 'the input is a JSON object, not an event stream (a reply to a request without "stream": true?)'],
-    ['plain text', 'upstream connect error or disconnect/reset before headers\n', ProtocolError, 'the input is not an event stream: no line of it is an event-stream field ("upstream connect error or disconnect/reset before headers")'],
+    [
+      'a JSON reply to a request without stream: true',
+      '{"id":"chatcmpl-1","object":"chat.completion","choices":[]}',
+      ProtocolError,
+      'the input is a JSON object, not an event stream (a reply to a request without "stream": true?)',
+    ],
+    [
+      'plain text',
+      'upstream connect error or disconnect/reset before headers\n',
+      ProtocolError,
+      'the input is not an event stream: no line of it is an event-stream ' +
+        'field ("upstream connect error or disconnect/reset before headers")',
+    ],
   ])('%s', (_name, text, kind, message) => {
     const error = whatIsNotAStream(text);
     expect(error).toBeInstanceOf(kind);
@@ -55,7 +79,10 @@ describe('replay of a raw body', () => {
   it('an HTML page: exit 1 with a ProtocolError that says so', async () => {
     const { code, last } = await replayText(PROXY_PAGE);
     expect(code).toBe(1);
-    expect(last.error).toMatchObject({ name: 'ProtocolError', message: 'the input is an HTML page ("502 Bad Gateway"), not an event stream' });
+    expect(last.error).toMatchObject({
+      name: 'ProtocolError',
+      message: 'the input is an HTML page ("502 Bad Gateway"), not an event stream',
+    });
   });
 
   it('the built command reads standard input the same way (`replay -`)', () => {

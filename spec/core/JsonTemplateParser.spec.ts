@@ -19,9 +19,11 @@ function parseAll(texts: readonly string[], parser = new JsonTemplateParser()): 
 }
 
 const ENVELOPE = '{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1730000000,"model":"gpt-4o","choices":';
-const contentChunk = (content: string): string => `${ENVELOPE}[{"index":0,"delta":{"content":${JSON.stringify(content)}},"finish_reason":null}]}`;
+const contentChunk = (content: string): string =>
+  `${ENVELOPE}[{"index":0,"delta":{"content":${JSON.stringify(content)}},"finish_reason":null}]}`;
 const argumentsChunk = (index: number, fragment: string): string =>
-  `${ENVELOPE}[{"index":0,"delta":{"tool_calls":[{"index":${index},"function":{"arguments":${JSON.stringify(fragment)}}}]},"finish_reason":null}]}`;
+  `${ENVELOPE}[{"index":0,"delta":{"tool_calls":[{"index":${index},` +
+  `"function":{"arguments":${JSON.stringify(fragment)}}}]},"finish_reason":null}]}`;
 
 describe('JsonTemplateParser', () => {
   describe('templates', () => {
@@ -102,7 +104,10 @@ describe('JsonTemplateParser', () => {
     it('keeps at most maxTemplates, dropping the least recently used', () => {
       const shape = (kind: number, value: string): string => `{"kind${kind}":${JSON.stringify(value)}}`;
       const parser = new JsonTemplateParser({ maxTemplates: 2 });
-      parseAll([0, 1, 2].flatMap((kind) => [shape(kind, 'a'), shape(kind, 'b')]), parser);
+      parseAll(
+        [0, 1, 2].flatMap((kind) => [shape(kind, 'a'), shape(kind, 'b')]),
+        parser,
+      );
       expect(parser.stats.learned).toBe(3);
       parseAll([shape(2, 'c'), shape(1, 'c')], parser);
       expect(parser.stats.hits).toBe(2);
@@ -193,14 +198,18 @@ describe('JsonTemplateParser', () => {
     });
 
     it('__proto__ keys: read as own properties, as JSON.parse does, and Object.prototype is untouched', () => {
-      const shape = (content: string): string => `{"__proto__":{"polluted":${JSON.stringify(content)}},"x":{"__proto__":${JSON.stringify(content)}}}`;
+      const shape = (content: string): string =>
+        `{"__proto__":{"polluted":${JSON.stringify(content)}},"x":{"__proto__":${JSON.stringify(content)}}}`;
       const parser = parseAll(['a', 'b', 'c', 'd'].map(shape));
       expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
       expect(Object.prototype.hasOwnProperty.call(parser.parse(shape('e')), '__proto__')).toBe(true);
     });
 
     it('texts longer than maxLearnLength are always parsed in full', () => {
-      const parser = parseAll(['a', 'b', 'c', 'd'].map((c) => contentChunk(c.repeat(100))), new JsonTemplateParser({ maxLearnLength: 100 }));
+      const parser = parseAll(
+        ['a', 'b', 'c', 'd'].map((c) => contentChunk(c.repeat(100))),
+        new JsonTemplateParser({ maxLearnLength: 100 }),
+      );
       expect(parser.stats).toEqual({ hits: 0, misses: 4, learned: 0 });
     });
 
@@ -238,13 +247,10 @@ describe('JsonTemplateParser', () => {
       fc.constant((text: string) => text),
       fc.constant((text: string) => text),
       fc.nat().map((n) => (text: string) => text.slice(0, n % (text.length + 1))),
-      fc.tuple(fc.nat(), fc.constantFrom('"', '\\', ',', '}', ' ', '0', 'e', '-', ':')).map(
-        ([n, c]) =>
-          (text: string) => {
-            const at = n % (text.length + 1);
-            return text.slice(0, at) + c + text.slice(at);
-          },
-      ),
+      fc.tuple(fc.nat(), fc.constantFrom('"', '\\', ',', '}', ' ', '0', 'e', '-', ':')).map(([n, c]) => (text: string) => {
+        const at = n % (text.length + 1);
+        return text.slice(0, at) + c + text.slice(at);
+      }),
       fc.nat().map((n) => (text: string) => {
         const at = n % Math.max(text.length, 1);
         return text.slice(0, at) + text.slice(at + 1);
@@ -284,7 +290,9 @@ describe('JsonTemplateParser', () => {
         fc.property(fc.array(fc.string({ maxLength: 10 }), { minLength: 3, maxLength: 30 }), (strings) => {
           const parser = new JsonTemplateParser();
           // The position makes each text differ from the one before in both leaves.
-          strings.forEach((text, i) => expectSameAsJsonParse(parser.parse(JSON.stringify(shapes[1]!(`${text}${i}`, i))), JSON.stringify(shapes[1]!(`${text}${i}`, i))));
+          strings.forEach((text, i) =>
+            expectSameAsJsonParse(parser.parse(JSON.stringify(shapes[1]!(`${text}${i}`, i))), JSON.stringify(shapes[1]!(`${text}${i}`, i))),
+          );
           expect(parser.stats).toEqual({ hits: strings.length - 2, misses: 2, learned: 1 });
         }),
         { numRuns: FUZZ_RUNS > 0 ? FUZZ_RUNS : 200 },

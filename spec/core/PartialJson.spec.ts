@@ -56,7 +56,8 @@ function isPrefix(p: JsonValue | undefined, f: JsonValue): boolean {
 /** JSON text for `value`, written in one of the ways JSON allows (escapes, spacing). */
 function serialize(value: JsonValue, style: 'plain' | 'unicode' | 'solidus', space: string): string {
   const string = (text: string): string => {
-    if (style === 'unicode') return `"${[...Array(text.length).keys()].map((i) => `\\u${text.charCodeAt(i).toString(16).padStart(4, '0')}`).join('')}"`;
+    if (style === 'unicode')
+      return `"${[...Array(text.length).keys()].map((i) => `\\u${text.charCodeAt(i).toString(16).padStart(4, '0')}`).join('')}"`;
     const plain = JSON.stringify(text);
     return style === 'solidus' ? plain.replace(/\//g, '\\/') : plain;
   };
@@ -72,7 +73,8 @@ function serialize(value: JsonValue, style: 'plain' | 'unicode' | 'solidus', spa
     const keys = Object.keys(item);
     if (keys.length === 0) return '{}';
     const colon = space === '' ? ':' : ': ';
-    return `{${newline}${keys.map((key) => `${inner}${string(key)}${colon}${write(item[key]!, inner)}`).join(`,${newline}`)}${newline}${indent}}`;
+    const members = keys.map((key) => `${inner}${string(key)}${colon}${write(item[key]!, inner)}`);
+    return `{${newline}${members.join(`,${newline}`)}${newline}${indent}}`;
   };
   return write(value, '');
 }
@@ -188,7 +190,12 @@ describe('PartialJson', () => {
       expect(value).toEqual(JSON.parse(text));
       expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
       expect(Object.getOwnPropertyNames(value)).toEqual(['__proto__', 'constructor', 'prototype', 'toString']);
-      expect(Object.getOwnPropertyDescriptor(value, '__proto__')).toEqual({ value: { polluted: 'yes' }, writable: true, enumerable: true, configurable: true });
+      expect(Object.getOwnPropertyDescriptor(value, '__proto__')).toEqual({
+        value: { polluted: 'yes' },
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
       expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
       expect(Object.prototype).not.toHaveProperty('polluted');
       expect(typeof Object.prototype.toString).toBe('function');
@@ -244,7 +251,15 @@ describe('PartialJson', () => {
     function megabyteOfArguments(): string {
       const items = [];
       for (let i = 0; i < 8000; i++) {
-        items.push({ id: i, name: `item ${i} \u00e9\n"q"`, price: i * 1.25, tags: ['a', 'b\\c'], ok: i % 2 === 0, note: null, nested: { depth: [i, -i] } });
+        items.push({
+          id: i,
+          name: `item ${i} \u00e9\n"q"`,
+          price: i * 1.25,
+          tags: ['a', 'b\\c'],
+          ok: i % 2 === 0,
+          note: null,
+          nested: { depth: [i, -i] },
+        });
       }
       return JSON.stringify({ items });
     }

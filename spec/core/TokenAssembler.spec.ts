@@ -14,29 +14,70 @@ describe('TokenAssembler', () => {
   describe('rules', () => {
     // Each row: the events applied in order, what each `apply` returns, and `get(id)` afterwards.
     const rules: Array<[rule: string, events: TokenEvent[], returns: Array<string | null>, id: string, text: string | null]> = [
-      ['appends deltas per id', [{ id: 'm', delta: 'a' }, { id: 'm', delta: 'b' }], [null, null], 'm', 'ab'],
+      [
+        'appends deltas per id',
+        [
+          { id: 'm', delta: 'a' },
+          { id: 'm', delta: 'b' },
+        ],
+        [null, null],
+        'm',
+        'ab',
+      ],
       [
         'keeps interleaved ids apart',
-        [{ id: 'a', delta: '1' }, { id: 'b', delta: 'x' }, { id: 'a', delta: '2' }, { id: 'b', delta: 'y', final: true }],
+        [
+          { id: 'a', delta: '1' },
+          { id: 'b', delta: 'x' },
+          { id: 'a', delta: '2' },
+          { id: 'b', delta: 'y', final: true },
+        ],
         [null, null, null, 'xy'],
         'a',
         '12',
       ],
       [
         'accepts empty-string deltas between others: they add no text and finalize nothing',
-        [{ id: 'm', delta: '' }, { id: 'm', delta: 'a' }, { id: 'm', delta: '' }, { id: 'm', final: true }],
+        [
+          { id: 'm', delta: '' },
+          { id: 'm', delta: 'a' },
+          { id: 'm', delta: '' },
+          { id: 'm', final: true },
+        ],
         [null, null, null, 'a'],
         'm',
         'a',
       ],
       ['an event without a delta creates the message with text ""', [{ id: 'm' }], [null], 'm', ''],
       ['an event with final: false is not final', [{ id: 'm', delta: 'a', final: false }], [null], 'm', 'a'],
-      ['appends the delta of the final event before returning', [{ id: 'm', delta: 'a' }, { id: 'm', delta: 'b', final: true }], [null, 'ab'], 'm', 'ab'],
+      [
+        'appends the delta of the final event before returning',
+        [
+          { id: 'm', delta: 'a' },
+          { id: 'm', delta: 'b', final: true },
+        ],
+        [null, 'ab'],
+        'm',
+        'ab',
+      ],
       ['finalizing an unseen id returns ""', [{ id: 'new', final: true }], [''], 'new', ''],
-      ['ignores deltas after finalize', [{ id: 'm', delta: 'a', final: true }, { id: 'm', delta: 'b' }], ['a', null], 'm', 'a'],
+      [
+        'ignores deltas after finalize',
+        [
+          { id: 'm', delta: 'a', final: true },
+          { id: 'm', delta: 'b' },
+        ],
+        ['a', null],
+        'm',
+        'a',
+      ],
       [
         'finalizing again is idempotent and ignores its delta',
-        [{ id: 'm', delta: 'a', final: true }, { id: 'm', delta: 'b', final: true }, { id: 'm', final: true }],
+        [
+          { id: 'm', delta: 'a', final: true },
+          { id: 'm', delta: 'b', final: true },
+          { id: 'm', final: true },
+        ],
         ['a', 'a', 'a'],
         'm',
         'a',
@@ -44,13 +85,26 @@ describe('TokenAssembler', () => {
       ['a non-final apply after finalize returns null', [{ id: 'm', final: true }, { id: 'm' }], ['', null], 'm', ''],
       [
         'repeated non-final deltas are appended again (no duplicate detection)',
-        [{ id: 'm', delta: 'ab' }, { id: 'm', delta: 'ab' }],
+        [
+          { id: 'm', delta: 'ab' },
+          { id: 'm', delta: 'ab' },
+        ],
         [null, null],
         'm',
         'abab',
       ],
       ['get of an unseen id is null', [{ id: 'm', delta: 'a' }], [null], 'other', null],
-      ['a delta may be part of a word or many words', [{ id: 'm', delta: 'he' }, { id: 'm', delta: 'llo, wor' }, { id: 'm', delta: 'ld', final: true }], [null, null, 'hello, world'], 'm', 'hello, world'],
+      [
+        'a delta may be part of a word or many words',
+        [
+          { id: 'm', delta: 'he' },
+          { id: 'm', delta: 'llo, wor' },
+          { id: 'm', delta: 'ld', final: true },
+        ],
+        [null, null, 'hello, world'],
+        'm',
+        'hello, world',
+      ],
     ];
 
     it.each(rules)('%s', (_rule, events, returns, id, text) => {

@@ -30,43 +30,111 @@ function publishAllBytes(transcripts: readonly Uint8Array[]): Array<[delta: numb
 describe('TranscriptPublisher (strings)', () => {
   const rules: Array<[rule: string, transcripts: string[], expected: Array<[string, number | null]>]> = [
     ['publishes the whole first transcript', ['hello'], [['hello', null]]],
-    ['publishes only what is new', ['he', 'hell', 'hello'], [['he', null], ['ll', null], ['o', null]]],
-    ['publishes nothing for an unchanged transcript', ['hi', 'hi'], [['hi', null], ['', null]]],
-    ['publishes nothing for an empty first transcript', ['', 'a'], [['', null], ['a', null]]],
+    [
+      'publishes only what is new',
+      ['he', 'hell', 'hello'],
+      [
+        ['he', null],
+        ['ll', null],
+        ['o', null],
+      ],
+    ],
+    [
+      'publishes nothing for an unchanged transcript',
+      ['hi', 'hi'],
+      [
+        ['hi', null],
+        ['', null],
+      ],
+    ],
+    [
+      'publishes nothing for an empty first transcript',
+      ['', 'a'],
+      [
+        ['', null],
+        ['a', null],
+      ],
+    ],
     [
       'holds a trailing high surrogate back until its low half arrives',
       ['a\ud83d', 'a\ud83d\ude00b'],
-      [['a', null], ['\ud83d\ude00b', null]],
+      [
+        ['a', null],
+        ['\ud83d\ude00b', null],
+      ],
     ],
-    ['holds back a transcript that is only a high surrogate', ['\ud83d', '\ud83d\ude00'], [['', null], ['\ud83d\ude00', null]]],
+    [
+      'holds back a transcript that is only a high surrogate',
+      ['\ud83d', '\ud83d\ude00'],
+      [
+        ['', null],
+        ['\ud83d\ude00', null],
+      ],
+    ],
     [
       'publishes a lone high surrogate followed by another high one (only the last may still pair)',
       ['x\ud83d\ud83d', 'x\ud83d\ud83d\ude00'],
-      [['x\ud83d', null], ['\ud83d\ude00', null]],
+      [
+        ['x\ud83d', null],
+        ['\ud83d\ude00', null],
+      ],
     ],
     ['publishes a lone low surrogate (nothing can complete it)', ['a\ude00'], [['a\ude00', null]]],
-    ['restarts at the divergence when published text is revised', ['hello', 'help me'], [['hello', null], ['p me', 3]]],
-    ['reports a revision that only shortens the text, with an empty delta', ['hello', 'hel'], [['hello', null], ['', 3]]],
-    ['reports a revision that rewrites everything from offset 0', ['abc', 'xyz'], [['abc', null], ['xyz', 0]]],
+    [
+      'restarts at the divergence when published text is revised',
+      ['hello', 'help me'],
+      [
+        ['hello', null],
+        ['p me', 3],
+      ],
+    ],
+    [
+      'reports a revision that only shortens the text, with an empty delta',
+      ['hello', 'hel'],
+      [
+        ['hello', null],
+        ['', 3],
+      ],
+    ],
+    [
+      'reports a revision that rewrites everything from offset 0',
+      ['abc', 'xyz'],
+      [
+        ['abc', null],
+        ['xyz', 0],
+      ],
+    ],
     [
       'backs a revision inside a surrogate pair off to the start of the pair',
       ['a\ud83d\ude00', 'a\ud83d\ude01'],
-      [['a\ud83d\ude00', null], ['\ud83d\ude01', 1]],
+      [
+        ['a\ud83d\ude00', null],
+        ['\ud83d\ude01', 1],
+      ],
     ],
     [
       'backs off when the revised transcript ends inside the pair that was published',
       ['a\ud83d\ude00', 'a\ud83d'],
-      [['a\ud83d\ude00', null], ['', 1]],
+      [
+        ['a\ud83d\ude00', null],
+        ['', 1],
+      ],
     ],
     [
       'does not count a held-back high surrogate that changes as a revision',
       ['a\ud83d', 'a\ud83cx'],
-      [['a', null], ['\ud83cx', null]],
+      [
+        ['a', null],
+        ['\ud83cx', null],
+      ],
     ],
     [
       'is not fooled by a published lone high surrogate at the end of a shorter transcript',
       ['x\ud83d\ud83d', 'x\ud83d'],
-      [['x\ud83d', null], ['', null]],
+      [
+        ['x\ud83d', null],
+        ['', null],
+      ],
     ],
   ];
 
@@ -148,42 +216,79 @@ describe('TranscriptPublisher (strings)', () => {
 
 describe('Utf8TranscriptPublisher (bytes)', () => {
   const rules: Array<[rule: string, transcripts: Uint8Array[], expected: Array<[number[], number | null]>]> = [
-    ['publishes only what is new', [bytes(0x61), bytes(0x61, 0x62, 0x63)], [[[0x61], null], [[0x62, 0x63], null]]],
-    ['publishes nothing for an unchanged transcript', [bytes(0x61), bytes(0x61)], [[[0x61], null], [[], null]]],
+    [
+      'publishes only what is new',
+      [bytes(0x61), bytes(0x61, 0x62, 0x63)],
+      [
+        [[0x61], null],
+        [[0x62, 0x63], null],
+      ],
+    ],
+    [
+      'publishes nothing for an unchanged transcript',
+      [bytes(0x61), bytes(0x61)],
+      [
+        [[0x61], null],
+        [[], null],
+      ],
+    ],
     [
       'holds an incomplete two-byte sequence back',
       [bytes(0x63, 0x61, 0x66, 0xc3), bytes(0x63, 0x61, 0x66, 0xc3, 0xa9)],
-      [[[0x63, 0x61, 0x66], null], [[0xc3, 0xa9], null]],
+      [
+        [[0x63, 0x61, 0x66], null],
+        [[0xc3, 0xa9], null],
+      ],
     ],
     [
       'does not hold back bytes that can never complete a character',
       [bytes(0x61, 0xe0, 0x80), bytes(0x61, 0xff), bytes(0x61, 0xff, 0xc0)],
-      [[[0x61, 0xe0, 0x80], null], [[0xff], 1], [[0xc0], null]],
+      [
+        [[0x61, 0xe0, 0x80], null],
+        [[0xff], 1],
+        [[0xc0], null],
+      ],
     ],
     [
       'restarts at the divergence when published bytes are revised',
       [bytes(0x61, 0x62, 0x63), bytes(0x61, 0x78)],
-      [[[0x61, 0x62, 0x63], null], [[0x78], 1]],
+      [
+        [[0x61, 0x62, 0x63], null],
+        [[0x78], 1],
+      ],
     ],
     [
       'backs a revision inside a two-byte character off to its first byte (é to è)',
       [bytes(0x61, 0xc3, 0xa9), bytes(0x61, 0xc3, 0xa8)],
-      [[[0x61, 0xc3, 0xa9], null], [[0xc3, 0xa8], 1]],
+      [
+        [[0x61, 0xc3, 0xa9], null],
+        [[0xc3, 0xa8], 1],
+      ],
     ],
     [
       'backs a revision inside a three-byte character off to its first byte (中 to 丫)',
       [bytes(0x61, 0xe4, 0xb8, 0xad), bytes(0x61, 0xe4, 0xb8, 0xab)],
-      [[[0x61, 0xe4, 0xb8, 0xad], null], [[0xe4, 0xb8, 0xab], 1]],
+      [
+        [[0x61, 0xe4, 0xb8, 0xad], null],
+        [[0xe4, 0xb8, 0xab], 1],
+      ],
     ],
     [
       'backs a revision inside a four-byte character off to its first byte (😀 to 😁)',
       [bytes(0x61, 0xf0, 0x9f, 0x98, 0x80), bytes(0x61, 0xf0, 0x9f, 0x98, 0x81)],
-      [[[0x61, 0xf0, 0x9f, 0x98, 0x80], null], [[0xf0, 0x9f, 0x98, 0x81], 1]],
+      [
+        [[0x61, 0xf0, 0x9f, 0x98, 0x80], null],
+        [[0xf0, 0x9f, 0x98, 0x81], 1],
+      ],
     ],
     [
       'reports a transcript cut back into a published character as a revision at its start',
       [bytes(0x61, 0xe2, 0x82, 0xac), bytes(0x61, 0xe2, 0x82), bytes(0x61, 0xe2, 0x82, 0xac)],
-      [[[0x61, 0xe2, 0x82, 0xac], null], [[], 1], [[0xe2, 0x82, 0xac], null]],
+      [
+        [[0x61, 0xe2, 0x82, 0xac], null],
+        [[], 1],
+        [[0xe2, 0x82, 0xac], null],
+      ],
     ],
   ];
 

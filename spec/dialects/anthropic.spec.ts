@@ -32,8 +32,7 @@ const messageDelta = (stopReason: string | null, usage?: Record<string, unknown>
 const MESSAGE_STOP = named({ type: 'message_stop' });
 const textDelta = (index: number, text: string) => blockDelta(index, { type: 'text_delta', text });
 const jsonDelta = (index: number, partial: string) => blockDelta(index, { type: 'input_json_delta', partial_json: partial });
-const toolUse = (index: number, id: string, name: string, input: unknown = {}) =>
-  blockStart(index, { type: 'tool_use', id, name, input });
+const toolUse = (index: number, id: string, name: string, input: unknown = {}) => blockStart(index, { type: 'tool_use', id, name, input });
 
 const START: ChatEvent = { type: 'start', id: 'msg_1', model: 'claude-x' };
 const START_USAGE: ChatEvent = { type: 'usage', usage: { promptTokens: 10, completionTokens: 1, totalTokens: 11 } };
@@ -42,7 +41,10 @@ const START_USAGE: ChatEvent = { type: 'usage', usage: { promptTokens: 10, compl
 function middle(frames: readonly SseFrame[], options?: DialectOptions): ChatEvent[] {
   const { events, error } = read([messageStart(), ...frames, messageDelta('end_turn'), MESSAGE_STOP], options);
   if (error !== undefined) throw error;
-  return events.slice(2, events.findIndex((e) => e.type === 'finish'));
+  return events.slice(
+    2,
+    events.findIndex((e) => e.type === 'finish'),
+  );
 }
 
 const PARIS = {
@@ -240,7 +242,9 @@ describe('anthropic', () => {
     });
 
     it('reads text already in a block start (a gateway that does not stream the first piece)', () => {
-      expect(middle([blockStart(0, { type: 'text', text: 'Hello' }), blockStop(0)])).toEqual([{ type: 'content', choice: 0, text: 'Hello' }]);
+      expect(middle([blockStart(0, { type: 'text', text: 'Hello' }), blockStop(0)])).toEqual([
+        { type: 'content', choice: 0, text: 'Hello' },
+      ]);
       expect(middle([blockStart(0, { type: 'thinking', thinking: 'T', signature: 'S' }), blockStop(0)])).toEqual([
         { type: 'reasoning', choice: 0, text: 'T' },
         { type: 'reasoning-signature', choice: 0, signature: 'S' },
@@ -308,7 +312,19 @@ describe('anthropic', () => {
 
     it('keeps interleaved fragments of two open blocks apart', () => {
       const { completion } = assembleText(
-        [messageStart(), toolUse(3, 'p', 'f'), toolUse(5, 'q', 'g'), jsonDelta(5, '{"y":'), jsonDelta(3, '{"x":'), jsonDelta(3, '1}'), jsonDelta(5, '2}'), blockStop(5), blockStop(3), messageDelta('tool_use'), MESSAGE_STOP]
+        [
+          messageStart(),
+          toolUse(3, 'p', 'f'),
+          toolUse(5, 'q', 'g'),
+          jsonDelta(5, '{"y":'),
+          jsonDelta(3, '{"x":'),
+          jsonDelta(3, '1}'),
+          jsonDelta(5, '2}'),
+          blockStop(5),
+          blockStop(3),
+          messageDelta('tool_use'),
+          MESSAGE_STOP,
+        ]
           .map((f) => `data: ${f.data}\n\n`)
           .join(''),
         anthropic,
@@ -364,7 +380,13 @@ describe('anthropic', () => {
     });
 
     it('finishes once: a message_delta without a stop_reason makes none, a second stop_reason is ignored unless strict', () => {
-      const frames = [messageStart(), messageDelta(null, { output_tokens: 2 }), messageDelta('end_turn'), messageDelta('max_tokens'), MESSAGE_STOP];
+      const frames = [
+        messageStart(),
+        messageDelta(null, { output_tokens: 2 }),
+        messageDelta('end_turn'),
+        messageDelta('max_tokens'),
+        MESSAGE_STOP,
+      ];
       expect(read(frames).events.filter((e) => e.type === 'finish')).toEqual([
         { type: 'finish', choice: 0, reason: 'stop', raw: 'end_turn' },
       ]);
@@ -398,7 +420,11 @@ describe('anthropic', () => {
 
     it("takes a gateway's real input_tokens from message_delta over the 0 it sent at the start", () => {
       const { completion } = assembleText(
-        [messageStart('msg_1', { input_tokens: 0, output_tokens: 0 }), messageDelta('end_turn', { input_tokens: 25, output_tokens: 5 }), MESSAGE_STOP]
+        [
+          messageStart('msg_1', { input_tokens: 0, output_tokens: 0 }),
+          messageDelta('end_turn', { input_tokens: 25, output_tokens: 5 }),
+          MESSAGE_STOP,
+        ]
           .map((f) => `data: ${f.data}\n\n`)
           .join(''),
         anthropic,
@@ -407,7 +433,12 @@ describe('anthropic', () => {
     });
 
     it('makes no usage event for a usage object without counts, or for usage: null', () => {
-      const { events } = read([messageStart('msg_1', { service_tier: 'standard' }), messageDelta('end_turn'), named({ type: 'message_delta', delta: {}, usage: null }), MESSAGE_STOP]);
+      const { events } = read([
+        messageStart('msg_1', { service_tier: 'standard' }),
+        messageDelta('end_turn'),
+        named({ type: 'message_delta', delta: {}, usage: null }),
+        MESSAGE_STOP,
+      ]);
       expect(events.some((e) => e.type === 'usage')).toBe(false);
     });
   });
@@ -469,9 +500,27 @@ describe('anthropic', () => {
 
   describe('errors', () => {
     it.each([
-      ['event: error with the Anthropic body', frame({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, 'error'), 'Overloaded', 'overloaded_error', undefined],
-      ['a data-only {"type":"error"} (the event: line dropped)', frame({ type: 'error', error: { type: 'api_error', message: 'Internal' } }), 'Internal', 'api_error', undefined],
-      ['an OpenAI-style {"error":{...}} from a gateway', frame({ error: { message: 'rate limited', type: 'rate_limit_error', code: 429 } }), 'rate limited', 'rate_limit_error', 429],
+      [
+        'event: error with the Anthropic body',
+        frame({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, 'error'),
+        'Overloaded',
+        'overloaded_error',
+        undefined,
+      ],
+      [
+        'a data-only {"type":"error"} (the event: line dropped)',
+        frame({ type: 'error', error: { type: 'api_error', message: 'Internal' } }),
+        'Internal',
+        'api_error',
+        undefined,
+      ],
+      [
+        'an OpenAI-style {"error":{...}} from a gateway',
+        frame({ error: { message: 'rate limited', type: 'rate_limit_error', code: 429 } }),
+        'rate limited',
+        'rate_limit_error',
+        429,
+      ],
     ])('is a ProviderError for %s, with message, type and code', (_name, errorFrame, message, type, code) => {
       const { error, events } = read([messageStart(), errorFrame, messageDelta('end_turn'), MESSAGE_STOP]);
       expect(error).toBeInstanceOf(ProviderError);
@@ -486,7 +535,10 @@ describe('anthropic', () => {
         anthropic,
       );
       expect(error).toBeInstanceOf(ProviderError);
-      expect(error).toMatchObject({ type: 'overloaded_error', message: 'the provider reported an error at frame 1: Overloaded (overloaded_error)' });
+      expect(error).toMatchObject({
+        type: 'overloaded_error',
+        message: 'the provider reported an error at frame 1: Overloaded (overloaded_error)',
+      });
     });
 
     it('keeps what arrived before a mid-stream error as the partial', () => {
@@ -512,20 +564,68 @@ describe('anthropic', () => {
       ['data that is not JSON', [frame('{"type":')], 'frame 2: data is not JSON: "{\\"type\\":"'],
       ['a type that is a number', [frame({ type: 5 })], 'frame 2: type is 5'],
       ['a payload without a type on a data-only frame', [frame({ index: 0 })], 'frame 2: the payload has no type'],
-      ['a delta for a block that never started', [textDelta(4, 'x')], 'frame 2: content_block_delta for content block 4, which never started'],
-      ['a delta after its block stopped', [blockStart(0, { type: 'text' }), blockStop(0), textDelta(0, 'x')], 'frame 4: content_block_delta for content block 0, which had stopped'],
+      [
+        'a delta for a block that never started',
+        [textDelta(4, 'x')],
+        'frame 2: content_block_delta for content block 4, which never started',
+      ],
+      [
+        'a delta after its block stopped',
+        [blockStart(0, { type: 'text' }), blockStop(0), textDelta(0, 'x')],
+        'frame 4: content_block_delta for content block 0, which had stopped',
+      ],
       ['a stop for a block that never started', [blockStop(1)], 'frame 2: content_block_stop for content block 1, which never started'],
-      ['a block started twice', [blockStart(0, { type: 'text' }), blockStart(0, { type: 'text' })], 'frame 3: content block 0 started twice'],
-      ['a block index that is a string', [blockStart('0' as unknown as number, { type: 'text' })], 'frame 2: content_block_start.index is "0", not a block index'],
-      ['content_block that is not an object', [named({ type: 'content_block_start', index: 0, content_block: 'text' })], 'frame 2: content_block_start.content_block is not an object'],
-      ['a text_delta whose text is a number', [blockStart(0, { type: 'text' }), blockDelta(0, { type: 'text_delta', text: 1 })], 'frame 3: content block 0 text_delta.text is 1, not text'],
-      ['partial_json that is an object', [toolUse(0, 'a', 'f'), blockDelta(0, { type: 'input_json_delta', partial_json: {} })], 'frame 3: content block 0 input_json_delta.partial_json is an object, not text'],
-      ['an input_json_delta in a text block', [blockStart(0, { type: 'text' }), jsonDelta(0, '{}')], 'frame 3: input_json_delta in content block 0, a text block'],
-      ['a tool_use block without an id', [blockStart(0, { type: 'tool_use', name: 'f', input: {} })], 'frame 2: content block 0 (tool_use) has no id'],
-      ['a tool_use block without a name', [blockStart(0, { type: 'tool_use', id: 'a', input: {} })], 'frame 2: content block 0 (tool_use) has no name'],
+      [
+        'a block started twice',
+        [blockStart(0, { type: 'text' }), blockStart(0, { type: 'text' })],
+        'frame 3: content block 0 started twice',
+      ],
+      [
+        'a block index that is a string',
+        [blockStart('0' as unknown as number, { type: 'text' })],
+        'frame 2: content_block_start.index is "0", not a block index',
+      ],
+      [
+        'content_block that is not an object',
+        [named({ type: 'content_block_start', index: 0, content_block: 'text' })],
+        'frame 2: content_block_start.content_block is not an object',
+      ],
+      [
+        'a text_delta whose text is a number',
+        [blockStart(0, { type: 'text' }), blockDelta(0, { type: 'text_delta', text: 1 })],
+        'frame 3: content block 0 text_delta.text is 1, not text',
+      ],
+      [
+        'partial_json that is an object',
+        [toolUse(0, 'a', 'f'), blockDelta(0, { type: 'input_json_delta', partial_json: {} })],
+        'frame 3: content block 0 input_json_delta.partial_json is an object, not text',
+      ],
+      [
+        'an input_json_delta in a text block',
+        [blockStart(0, { type: 'text' }), jsonDelta(0, '{}')],
+        'frame 3: input_json_delta in content block 0, a text block',
+      ],
+      [
+        'a tool_use block without an id',
+        [blockStart(0, { type: 'tool_use', name: 'f', input: {} })],
+        'frame 2: content block 0 (tool_use) has no id',
+      ],
+      [
+        'a tool_use block without a name',
+        [blockStart(0, { type: 'tool_use', id: 'a', input: {} })],
+        'frame 2: content block 0 (tool_use) has no name',
+      ],
       ['a message_start without a message', [named({ type: 'message_start' })], 'frame 2: message_start.message is not an object'],
-      ['a stop_reason that is a number', [named({ type: 'message_delta', delta: { stop_reason: 3 } })], 'frame 2: message_delta.delta.stop_reason is 3'],
-      ['output_tokens that is a string', [named({ type: 'message_delta', delta: {}, usage: { output_tokens: '5' } })], 'frame 2: message_delta.usage.output_tokens is "5", not a count'],
+      [
+        'a stop_reason that is a number',
+        [named({ type: 'message_delta', delta: { stop_reason: 3 } })],
+        'frame 2: message_delta.delta.stop_reason is 3',
+      ],
+      [
+        'output_tokens that is a string',
+        [named({ type: 'message_delta', delta: {}, usage: { output_tokens: '5' } })],
+        'frame 2: message_delta.usage.output_tokens is "5", not a count',
+      ],
     ])('is a ProtocolError for %s', (_name, frames, message) => {
       const { error } = read([messageStart(), ...frames, messageDelta('end_turn'), MESSAGE_STOP]);
       expect(error).toBeInstanceOf(ProtocolError);
@@ -541,7 +641,11 @@ describe('anthropic', () => {
     it.each([
       ['mid-line, inside the tool arguments', upTo(tokyoArgs) + '"partial_json":"{\\"city\\": \\"To', ''],
       ['mid-event (a data line without its blank line)', upTo(tokyoArgs) + tokyoArgs + '}}\n', '{"city": "Tokyo", '],
-      ['between events, the call never closed', upTo('event: content_block_stop\ndata: {"type":"content_block_stop","index":3}'), '{"city": "Tokyo", "unit": "celsius"}'],
+      [
+        'between events, the call never closed',
+        upTo('event: content_block_stop\ndata: {"type":"content_block_stop","index":3}'),
+        '{"city": "Tokyo", "unit": "celsius"}',
+      ],
     ])('is a StreamClosedEarlyError %s, with the partial', (_name, stream, tokyoSoFar) => {
       for (const chunkSize of [1, 5, 100_000]) {
         const { error } = assembleText(stream, anthropic, { chunkSize });

@@ -32,14 +32,15 @@ describe('auto-detection', () => {
   });
 
   it('decides on the first frame that says anything, and keeps that dialect', () => {
-    const text = [
-      'data: {"type":"keepalive","sequence_number":0}',
-      'data: {"type":"response.created","response":{"id":"r1","model":"m"}}',
-      'data: {"type":"response.output_text.delta","item_id":"i","delta":"Hi"}',
-      // A later frame that would look like another dialect is read as this one (and ignored).
-      'data: {"id":"x","choices":[{"index":0,"delta":{"content":"no"}}]}',
-      'data: {"type":"response.completed","response":{"id":"r1","status":"completed"}}',
-    ].join('\n\n') + '\n\n';
+    const text =
+      [
+        'data: {"type":"keepalive","sequence_number":0}',
+        'data: {"type":"response.created","response":{"id":"r1","model":"m"}}',
+        'data: {"type":"response.output_text.delta","item_id":"i","delta":"Hi"}',
+        // A later frame that would look like another dialect is read as this one (and ignored).
+        'data: {"id":"x","choices":[{"index":0,"delta":{"content":"no"}}]}',
+        'data: {"type":"response.completed","response":{"id":"r1","status":"completed"}}',
+      ].join('\n\n') + '\n\n';
     const { completion, error } = assembleText(text, autoDialect);
     expect(error).toBeUndefined();
     expect(completion).toMatchObject({ id: 'r1', content: 'Hi', finishReason: 'stop' });
@@ -59,7 +60,10 @@ describe('auto-detection', () => {
     const { error } = assembleText('data: {"error":{"message":"overloaded","type":"server_error"}}\n\n', autoDialect);
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({ type: 'server_error' });
-    const anthropicStyle = assembleText('event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n', autoDialect);
+    const anthropicStyle = assembleText(
+      'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n',
+      autoDialect,
+    );
     expect(anthropicStyle.error).toMatchObject({ name: 'ProviderError', type: 'overloaded_error' });
   });
 
@@ -84,11 +88,15 @@ describe('auto-detection', () => {
         c: frame({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hi' } }),
       });
       const error = new StreamClosedEarlyError('the stream ended without message_stop after 3 frames');
-      expectObservable(source.pipe(assembleChunks())).toBe('-(su)x---#', {
-        s: { type: 'start', id: 'msg_1', model: 'claude' },
-        u: { type: 'usage', usage: { promptTokens: 3, completionTokens: 0, totalTokens: 3 } },
-        x: { type: 'content', choice: 0, text: 'Hi' },
-      }, error);
+      expectObservable(source.pipe(assembleChunks())).toBe(
+        '-(su)x---#',
+        {
+          s: { type: 'start', id: 'msg_1', model: 'claude' },
+          u: { type: 'usage', usage: { promptTokens: 3, completionTokens: 0, totalTokens: 3 } },
+          x: { type: 'content', choice: 0, text: 'Hi' },
+        },
+        error,
+      );
       expectSubscriptions(source.subscriptions).toBe('^--------!');
     });
   });
@@ -98,7 +106,11 @@ describe('auto-detection', () => {
   });
 
   it('parses the frame that decides the format once, not once to detect and again to read', () => {
-    const deciding = JSON.stringify({ id: 'x', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'y'.repeat(1000) } }] });
+    const deciding = JSON.stringify({
+      id: 'x',
+      object: 'chat.completion.chunk',
+      choices: [{ index: 0, delta: { content: 'y'.repeat(1000) } }],
+    });
     const parse = jest.spyOn(JSON, 'parse');
     try {
       const { completion } = assembleText(

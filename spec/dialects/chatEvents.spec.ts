@@ -45,26 +45,35 @@ const recordings = ['openai', 'real', 'dialects'].flatMap((folder) =>
 );
 
 describe('the chat-events dialect reads what toMessageEvents writes', () => {
-  it.each(recordings.map((r) => [r.name, r]))('%s: relayed through a server, the client gets the outcome the recording holds', (_name, recording) => {
-    const server = runSync(chunksOf(recording.bytes, 64), pipe(decodeUtf8(), recording.ndjson ? ndjsonFrames() : sseFrames(), assembleChunks(), serverWrites));
-    const wire = server.values.join('');
-    for (const size of [1, 7, wire.length]) {
-      const pieces = wire.match(new RegExp(`[^]{1,${size}}`, 'g')) ?? [];
-      const client = runSync(pieces, clientReads);
-      if (recording.expected.completion !== undefined) {
-        expect(client).toEqual({ values: [recording.expected.completion] });
-      } else {
-        expect(client.values).toEqual([]);
-        expect((client.error as Error).name).toBe(recording.expected.error);
-        expect((client.error as StreamClosedEarlyError).partial).toMatchObject(recording.expected.partial!);
+  it.each(recordings.map((r) => [r.name, r]))(
+    '%s: relayed through a server, the client gets the outcome the recording holds',
+    (_name, recording) => {
+      const server = runSync(
+        chunksOf(recording.bytes, 64),
+        pipe(decodeUtf8(), recording.ndjson ? ndjsonFrames() : sseFrames(), assembleChunks(), serverWrites),
+      );
+      const wire = server.values.join('');
+      for (const size of [1, 7, wire.length]) {
+        const pieces = wire.match(new RegExp(`[^]{1,${size}}`, 'g')) ?? [];
+        const client = runSync(pieces, clientReads);
+        if (recording.expected.completion !== undefined) {
+          expect(client).toEqual({ values: [recording.expected.completion] });
+        } else {
+          expect(client.values).toEqual([]);
+          expect((client.error as Error).name).toBe(recording.expected.error);
+          expect((client.error as StreamClosedEarlyError).partial).toMatchObject(recording.expected.partial!);
+        }
       }
-    }
-  });
+    },
+  );
 
   it('toMessageEvents ends a failure with one error event numbered after the others, then completes', () => {
     const start: ChatEvent = { type: 'start', id: 'x', model: 'm' };
     const hel: ChatEvent = { type: 'content', choice: 0, text: 'Hel' };
-    const failure = new ProviderError('the provider reported an error at frame 3: overloaded (overloaded_error)', { type: 'overloaded_error', position: { event: 3 } });
+    const failure = new ProviderError('the provider reported an error at frame 3: overloaded (overloaded_error)', {
+      type: 'overloaded_error',
+      position: { event: 3 },
+    });
     const scheduler = new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
     scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
       const source = cold<ChatEvent>('a-b-#', { a: start, b: hel }, failure);
@@ -74,7 +83,13 @@ describe('the chat-events dialect reads what toMessageEvents writes', () => {
         e: {
           type: 'error',
           id: '3',
-          data: JSON.stringify({ name: 'ProviderError', reason: 'in-stream', message: failure.message, position: { event: 3 }, type: 'overloaded_error' }),
+          data: JSON.stringify({
+            name: 'ProviderError',
+            reason: 'in-stream',
+            message: failure.message,
+            position: { event: 3 },
+            type: 'overloaded_error',
+          }),
         },
       });
       expectSubscriptions(source.subscriptions).toBe('^---!');
@@ -87,7 +102,12 @@ describe('the chat-events dialect reads what toMessageEvents writes', () => {
       { type: 'content', choice: 0, text: 'Hel' },
     ];
     const failure = new ProviderError('the provider answered HTTP 529: overloaded', { status: 529, type: 'overloaded_error' });
-    const wire = collectSync(concat(of(...events), throwError(() => failure)).pipe(serverWrites)).values.join('');
+    const wire = collectSync(
+      concat(
+        of(...events),
+        throwError(() => failure),
+      ).pipe(serverWrites),
+    ).values.join('');
     const { values, error } = runSync([wire], clientReads);
     expect(values).toEqual([]);
     expect(error).toBeInstanceOf(ProviderError);
@@ -118,11 +138,19 @@ describe('the chat-events dialect, frame by frame', () => {
   });
 
   it.each([
-    ['an event whose type differs from its name', frame({ type: 'content', choice: 0, text: 'x' }, 'refusal'), 'frame 1: an event named "refusal" carries a "content" event'],
+    [
+      'an event whose type differs from its name',
+      frame({ type: 'content', choice: 0, text: 'x' }, 'refusal'),
+      'frame 1: an event named "refusal" carries a "content" event',
+    ],
     ['text that is not a string', frame({ type: 'content', choice: 0, text: 7 }), 'frame 1: text is 7, not text'],
     ['a negative choice', frame({ type: 'content', choice: -1, text: 'x' }), 'frame 1: choice is -1, not an index'],
     ['an unknown finish reason', frame({ type: 'finish', choice: 0, reason: 'bored', raw: 'bored' }), 'frame 1: finish.reason is "bored"'],
-    ['a usage count that is a string', frame({ type: 'usage', usage: { promptTokens: '3', completionTokens: 1, totalTokens: 4 } }), 'frame 1: usage.promptTokens is "3", not a number'],
+    [
+      'a usage count that is a string',
+      frame({ type: 'usage', usage: { promptTokens: '3', completionTokens: 1, totalTokens: 4 } }),
+      'frame 1: usage.promptTokens is "3", not a number',
+    ],
     ['a payload without a type', frame({ choice: 0 }, 'message'), 'frame 1: type is missing'],
     ['a payload that is not JSON', { event: 'content', data: '{', id: '' }, 'frame 1: data is not JSON: "{"'],
   ])('is a ProtocolError for %s', (_name, bad, message) => {
@@ -141,8 +169,14 @@ describe('the chat-events dialect, frame by frame', () => {
 
   it('ignores an event type it does not know, and frames after done; strict refuses both', () => {
     const later = frame({ type: 'citation', url: 'https://example.com' });
-    expect(readDialect(chatEvents, [later, content, done, content])).toEqual({ events: [{ type: 'content', choice: 0, text: 'hi' }, { type: 'done' }] });
-    expect((readDialect(chatEvents, [later, done], { strict: true }).error as Error).message).toBe('frame 1: unknown event type "citation"');
-    expect((readDialect(chatEvents, [done, content], { strict: true }).error as Error).message).toBe('frame 2: a frame arrived after the done event');
+    expect(readDialect(chatEvents, [later, content, done, content])).toEqual({
+      events: [{ type: 'content', choice: 0, text: 'hi' }, { type: 'done' }],
+    });
+    expect((readDialect(chatEvents, [later, done], { strict: true }).error as Error).message).toBe(
+      'frame 1: unknown event type "citation"',
+    );
+    expect((readDialect(chatEvents, [done, content], { strict: true }).error as Error).message).toBe(
+      'frame 2: a frame arrived after the done event',
+    );
   });
 });

@@ -171,8 +171,16 @@ describe('gemini dialect', () => {
       ['text with thought: false', { text: 'hi', thought: false }, [{ type: 'content', choice: 0, text: 'hi' }]],
       ['empty text', { text: '' }, []],
       ['empty thought text', { text: '', thought: true }, []],
-      ['a signature on an empty text part', { text: '', thoughtSignature: 'sig' }, [{ type: 'reasoning-signature', choice: 0, signature: 'sig' }]],
-      ['a signature on a thought part with no text', { thought: true, thoughtSignature: 'sig' }, [{ type: 'reasoning-signature', choice: 0, signature: 'sig' }]],
+      [
+        'a signature on an empty text part',
+        { text: '', thoughtSignature: 'sig' },
+        [{ type: 'reasoning-signature', choice: 0, signature: 'sig' }],
+      ],
+      [
+        'a signature on a thought part with no text',
+        { thought: true, thoughtSignature: 'sig' },
+        [{ type: 'reasoning-signature', choice: 0, signature: 'sig' }],
+      ],
       ['an empty signature', { text: 'x', thoughtSignature: '' }, [{ type: 'content', choice: 0, text: 'x' }]],
       ['inlineData (not text)', { inlineData: { mimeType: 'image/png', data: 'AAAA' } }, []],
       ['executableCode', { executableCode: { language: 'PYTHON', code: 'print(1)' } }, []],
@@ -237,9 +245,9 @@ describe('gemini dialect', () => {
 
     it('keeps the functionCall id when it has one, and synthesizes one for an empty id', () => {
       expect(
-        calls([frame(chunk([{ functionCall: { id: 'call-a', name: 'f', args: {} } }, { functionCall: { id: '', name: 'g', args: {} } }]))]).filter(
-          (e) => e.type === 'tool-call-delta',
-        ),
+        calls([
+          frame(chunk([{ functionCall: { id: 'call-a', name: 'f', args: {} } }, { functionCall: { id: '', name: 'g', args: {} } }])),
+        ]).filter((e) => e.type === 'tool-call-delta'),
       ).toEqual([
         { type: 'tool-call-delta', choice: 0, index: 0, id: 'call-a', name: 'f', arguments: '{}' },
         { type: 'tool-call-delta', choice: 0, index: 1, id: 'r1-call-1', name: 'g', arguments: '{}' },
@@ -248,7 +256,9 @@ describe('gemini dialect', () => {
 
     it('serializes absent or null args as {}', () => {
       const { completion } = assembleText(
-        `data: ${JSON.stringify(chunk([{ functionCall: { name: 'now' } }, { functionCall: { name: 'today', args: null } }], { finishReason: 'STOP' }))}\n\n`,
+        `data: ${JSON.stringify(
+          chunk([{ functionCall: { name: 'now' } }, { functionCall: { name: 'today', args: null } }], { finishReason: 'STOP' }),
+        )}\n\n`,
         gemini,
       );
       expect(completion?.toolCalls).toEqual([
@@ -258,7 +268,9 @@ describe('gemini dialect', () => {
     });
 
     it('uses "gemini" in synthesized ids while no responseId has come', () => {
-      const { events } = readGemini([frame({ candidates: [{ content: { parts: [{ functionCall: { name: 'f', args: {} } }] }, finishReason: 'STOP' }] })]);
+      const { events } = readGemini([
+        frame({ candidates: [{ content: { parts: [{ functionCall: { name: 'f', args: {} } }] }, finishReason: 'STOP' }] }),
+      ]);
       expect(events[0]).toEqual({ type: 'tool-call-delta', choice: 0, index: 0, id: 'gemini-call-0', name: 'f', arguments: '{}' });
     });
 
@@ -376,7 +388,11 @@ describe('gemini dialect', () => {
         [
           chunk([{ text: 'a' }], {}, { usageMetadata: { promptTokenCount: 10, totalTokenCount: 10 } }),
           chunk([{ text: 'b' }], {}, { usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 1, totalTokenCount: 11 } }),
-          chunk([{ text: '' }], { finishReason: 'STOP' }, { usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 2, totalTokenCount: 12 } }),
+          chunk(
+            [{ text: '' }],
+            { finishReason: 'STOP' },
+            { usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 2, totalTokenCount: 12 } },
+          ),
         ]
           .map((c) => `data: ${JSON.stringify(c)}\n\n`)
           .join(''),
@@ -433,7 +449,9 @@ describe('gemini dialect', () => {
         createTime: '2026-01-01T00:00:00Z',
       };
       const plain = {
-        candidates: [{ content: { parts: [{ text: 'hi' }, { functionCall: { name: 'f', args: { a: 1 } } }] }, finishReason: 'STOP', index: 0 }],
+        candidates: [
+          { content: { parts: [{ text: 'hi' }, { functionCall: { name: 'f', args: { a: 1 } } }] }, finishReason: 'STOP', index: 0 },
+        ],
         usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 2, totalTokenCount: 3 },
         modelVersion: 'gemini-x',
         responseId: 'r1',
@@ -448,7 +466,9 @@ describe('gemini dialect', () => {
     });
 
     it('defaults a missing candidate index to 0', () => {
-      const { events } = readGemini([frame({ responseId: 'r1', modelVersion: 'gemini-x', candidates: [{ content: { parts: [{ text: 'x' }] }, finishReason: 'STOP' }] })]);
+      const { events } = readGemini([
+        frame({ responseId: 'r1', modelVersion: 'gemini-x', candidates: [{ content: { parts: [{ text: 'x' }] }, finishReason: 'STOP' }] }),
+      ]);
       expect(events).toEqual([start, { type: 'content', choice: 0, text: 'x' }, stopped, done]);
     });
   });
@@ -485,7 +505,9 @@ describe('gemini dialect', () => {
     });
 
     it('is a ProtocolError for data that is not JSON, or not an object', () => {
-      expect((readGemini([frame('{"candidates":')]).error as ProtocolError).message).toBe('frame 1: data is not JSON: "{\\"candidates\\":"');
+      expect((readGemini([frame('{"candidates":')]).error as ProtocolError).message).toBe(
+        'frame 1: data is not JSON: "{\\"candidates\\":"',
+      );
       expect((readGemini([frame('[1,2]')]).error as ProtocolError).message).toBe('frame 1: expected a JSON object, got "[1,2]"');
       expect(readGemini([frame('42')]).error).toBeInstanceOf(ProtocolError);
       expect(readGemini([frame('[DONE]')]).error).toBeInstanceOf(ProtocolError);
@@ -497,14 +519,46 @@ describe('gemini dialect', () => {
       ['a negative candidate index', { candidates: [{ index: -1 }] }, 'frame 1: candidates[0].index is -1, not a candidate index'],
       ['content as a string', { candidates: [{ content: 'hi' }] }, 'frame 1: candidates[0].content is not an object'],
       ['parts as an object', { candidates: [{ content: { parts: {} } }] }, 'frame 1: candidates[0].content.parts is not an array'],
-      ['a part that is a string', { candidates: [{ content: { parts: ['hi'] } }] }, 'frame 1: candidates[0].content.parts[0] is not an object'],
-      ['text as a number', { candidates: [{ content: { parts: [{ text: 5 }] } }] }, 'frame 1: candidates[0].content.parts[0].text is 5, not text'],
-      ['thoughtSignature as a number', { candidates: [{ content: { parts: [{ thoughtSignature: 1 }] } }] }, 'frame 1: candidates[0].content.parts[0].thoughtSignature is 1, not text'],
-      ['functionCall as a string', { candidates: [{ content: { parts: [{ functionCall: 'f()' }] } }] }, 'frame 1: candidates[0].content.parts[0].functionCall is not an object'],
-      ['a functionCall without a name', { candidates: [{ content: { parts: [{ functionCall: { args: {} } }] } }] }, 'frame 1: candidates[0].content.parts[0].functionCall.name is missing, not a function name'],
-      ['args as a string', { candidates: [{ content: { parts: [{ functionCall: { name: 'f', args: '{"a":1}' } }] } }] }, 'frame 1: candidates[0].content.parts[0].functionCall.args is "{\\"a\\":1}", not an object'],
-      ['args as an array', { candidates: [{ content: { parts: [{ functionCall: { name: 'f', args: [1] } }] } }] }, 'frame 1: candidates[0].content.parts[0].functionCall.args is an array, not an object'],
-      ['streamed arguments (Vertex partialArgs)', { candidates: [{ content: { parts: [{ functionCall: { name: 'f', willContinue: true } }] } }] }, 'frame 1: candidates[0].content.parts[0].functionCall streams its arguments (partialArgs, willContinue), which is not supported'],
+      [
+        'a part that is a string',
+        { candidates: [{ content: { parts: ['hi'] } }] },
+        'frame 1: candidates[0].content.parts[0] is not an object',
+      ],
+      [
+        'text as a number',
+        { candidates: [{ content: { parts: [{ text: 5 }] } }] },
+        'frame 1: candidates[0].content.parts[0].text is 5, not text',
+      ],
+      [
+        'thoughtSignature as a number',
+        { candidates: [{ content: { parts: [{ thoughtSignature: 1 }] } }] },
+        'frame 1: candidates[0].content.parts[0].thoughtSignature is 1, not text',
+      ],
+      [
+        'functionCall as a string',
+        { candidates: [{ content: { parts: [{ functionCall: 'f()' }] } }] },
+        'frame 1: candidates[0].content.parts[0].functionCall is not an object',
+      ],
+      [
+        'a functionCall without a name',
+        { candidates: [{ content: { parts: [{ functionCall: { args: {} } }] } }] },
+        'frame 1: candidates[0].content.parts[0].functionCall.name is missing, not a function name',
+      ],
+      [
+        'args as a string',
+        { candidates: [{ content: { parts: [{ functionCall: { name: 'f', args: '{"a":1}' } }] } }] },
+        'frame 1: candidates[0].content.parts[0].functionCall.args is "{\\"a\\":1}", not an object',
+      ],
+      [
+        'args as an array',
+        { candidates: [{ content: { parts: [{ functionCall: { name: 'f', args: [1] } }] } }] },
+        'frame 1: candidates[0].content.parts[0].functionCall.args is an array, not an object',
+      ],
+      [
+        'streamed arguments (Vertex partialArgs)',
+        { candidates: [{ content: { parts: [{ functionCall: { name: 'f', willContinue: true } }] } }] },
+        'frame 1: candidates[0].content.parts[0].functionCall streams its arguments (partialArgs, willContinue), which is not supported',
+      ],
       ['finishReason as a number', { candidates: [{ finishReason: 1 }] }, 'frame 1: candidates[0].finishReason is 1'],
       ['an empty finishReason', { candidates: [{ finishReason: '' }] }, 'frame 1: candidates[0].finishReason is ""'],
       ['usageMetadata as a number', { usageMetadata: 5 }, 'frame 1: usageMetadata is not an object'],
@@ -522,8 +576,22 @@ describe('gemini dialect', () => {
     const events = example.split('\n\n').filter((block) => block !== '');
     const reasoning = "**Planning weather lookups**\n\nI'll call get_weather for Paris and Tokyo.";
     const calls = [
-      { index: 0, id: 'b36LacjwM668nsEP2tbsgQQ-call-0', name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}', args: { city: 'Paris', unit: 'celsius' }, complete: true },
-      { index: 1, id: 'b36LacjwM668nsEP2tbsgQQ-call-1', name: 'get_weather', arguments: '{"city":"Tokyo","unit":"celsius"}', args: { city: 'Tokyo', unit: 'celsius' }, complete: true },
+      {
+        index: 0,
+        id: 'b36LacjwM668nsEP2tbsgQQ-call-0',
+        name: 'get_weather',
+        arguments: '{"city":"Paris","unit":"celsius"}',
+        args: { city: 'Paris', unit: 'celsius' },
+        complete: true,
+      },
+      {
+        index: 1,
+        id: 'b36LacjwM668nsEP2tbsgQQ-call-1',
+        name: 'get_weather',
+        arguments: '{"city":"Tokyo","unit":"celsius"}',
+        args: { city: 'Tokyo', unit: 'celsius' },
+        complete: true,
+      },
     ];
 
     it('has four events to cut', () => {
@@ -531,7 +599,13 @@ describe('gemini dialect', () => {
     });
 
     it('is a StreamClosedEarlyError when the stream ends before the finish chunk, with the calls that came', () => {
-      const { error } = assembleText(events.slice(0, 3).map((block) => `${block}\n\n`).join(''), gemini);
+      const { error } = assembleText(
+        events
+          .slice(0, 3)
+          .map((block) => `${block}\n\n`)
+          .join(''),
+        gemini,
+      );
       expect(error).toBeInstanceOf(StreamClosedEarlyError);
       expect(error).toMatchObject({
         message: 'the stream ended without a finishReason after 3 frames',
@@ -620,7 +694,9 @@ describe('gemini dialect', () => {
           frame({
             responseId: 'r1',
             modelVersion: 'gemini-x',
-            candidates: [{ index, content: { parts: [{ functionCall: { name, args: { n: name } } }] }, ...(finishReason ? { finishReason } : {}) }],
+            candidates: [
+              { index, content: { parts: [{ functionCall: { name, args: { n: name } } }] }, ...(finishReason ? { finishReason } : {}) },
+            ],
           });
         const source = cold<SseFrame>('-a-----b-----c--------d--------|', {
           a: call(0, 'f'),
@@ -654,10 +730,14 @@ describe('gemini dialect', () => {
           b: frame(chunk([{ text: 'never' }])),
         });
         const error = new ProviderError('the provider reported an error at frame 2: overloaded (UNAVAILABLE, code 503)');
-        expectObservable(source.pipe(assembleChunks({ dialect: gemini }))).toBe('-(sx)--#', {
-          s: start,
-          x: { type: 'content', choice: 0, text: 'x' },
-        }, error);
+        expectObservable(source.pipe(assembleChunks({ dialect: gemini }))).toBe(
+          '-(sx)--#',
+          {
+            s: start,
+            x: { type: 'content', choice: 0, text: 'x' },
+          },
+          error,
+        );
         expectSubscriptions(source.subscriptions).toBe('^------!');
       });
     });
@@ -666,10 +746,14 @@ describe('gemini dialect', () => {
       testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
         const source = cold<SseFrame>('-a------|', { a: frame(chunk([{ text: 'x' }])) });
         const error = new StreamClosedEarlyError('the stream ended without a finishReason after 1 frame');
-        expectObservable(source.pipe(assembleChunks({ dialect: gemini }))).toBe('-(sx)---#', {
-          s: start,
-          x: { type: 'content', choice: 0, text: 'x' },
-        }, error);
+        expectObservable(source.pipe(assembleChunks({ dialect: gemini }))).toBe(
+          '-(sx)---#',
+          {
+            s: start,
+            x: { type: 'content', choice: 0, text: 'x' },
+          },
+          error,
+        );
         expectSubscriptions(source.subscriptions).toBe('^-------!');
       });
     });

@@ -73,13 +73,20 @@ const usageAfter = (predicted: number): ChatEvent => ({
  * usage; then start (the model comes only on the last chunk), finish, usage, timings, and done last.
  */
 const EXAMPLE_EVENTS: ChatEvent[] = [
-  contentEvent('Paris'), usageAfter(1),
-  contentEvent(' is'), usageAfter(2),
-  contentEvent(' the'), usageAfter(3),
-  contentEvent(' capital'), usageAfter(4),
-  contentEvent(' of'), usageAfter(5),
-  contentEvent(' France'), usageAfter(6),
-  contentEvent('.'), usageAfter(7),
+  contentEvent('Paris'),
+  usageAfter(1),
+  contentEvent(' is'),
+  usageAfter(2),
+  contentEvent(' the'),
+  usageAfter(3),
+  contentEvent(' capital'),
+  usageAfter(4),
+  contentEvent(' of'),
+  usageAfter(5),
+  contentEvent(' France'),
+  usageAfter(6),
+  contentEvent('.'),
+  usageAfter(7),
   { type: 'start', id: '', model: 'Qwen3-8B-Q4_K_M.gguf' },
   { type: 'finish', choice: 0, reason: 'stop', raw: 'eos' },
   usageAfter(8),
@@ -98,9 +105,14 @@ describe('llamacppCompletion', () => {
   });
 
   describe('events', () => {
-    it('emits start once, with id \'\' (the stream has no id), before the other events of the first chunk with a model', () => {
+    it("emits start once, with id '' (the stream has no id), before the other events of the first chunk with a model", () => {
       const { events } = read([
-        piece('a', { model: 'first.gguf', id: 'nope', prompt_progress: { total: 3, cache: 0, processed: 3, time_ms: 1 }, tokens_predicted: 1 }),
+        piece('a', {
+          model: 'first.gguf',
+          id: 'nope',
+          prompt_progress: { total: 3, cache: 0, processed: 3, time_ms: 1 },
+          tokens_predicted: 1,
+        }),
         piece('b', { model: 'second.gguf' }),
         last(),
       ]);
@@ -116,7 +128,10 @@ describe('llamacppCompletion', () => {
     });
 
     it('emits start at the first chunk that has a model, when the first chunks have none', () => {
-      expect(read([piece('a'), piece('b', { model: '' }), piece('c', { model: null }), piece('d', { model: 'mid.gguf' }), piece('e'), last()]).events).toEqual([
+      expect(
+        read([piece('a'), piece('b', { model: '' }), piece('c', { model: null }), piece('d', { model: 'mid.gguf' }), piece('e'), last()])
+          .events,
+      ).toEqual([
         { type: 'content', choice: 0, text: 'a' },
         { type: 'content', choice: 0, text: 'b' },
         { type: 'content', choice: 0, text: 'c' },
@@ -130,17 +145,16 @@ describe('llamacppCompletion', () => {
 
     it('emits no start when no chunk names a model', () => {
       expect(read([piece('a'), frame({ index: 0, content: '', stop: true, stop_type: 'eos' })])).toEqual({
-        events: [
-          { type: 'content', choice: 0, text: 'a' },
-          { type: 'finish', choice: 0, reason: 'stop', raw: 'eos' },
-          { type: 'done' },
-        ],
+        events: [{ type: 'content', choice: 0, text: 'a' }, { type: 'finish', choice: 0, reason: 'stop', raw: 'eos' }, { type: 'done' }],
       });
       expect(read([piece('a'), last({ model: '' })]).events.some((e) => e.type === 'start')).toBe(false);
     });
 
-    it('assembles a stream that names no model to the id \'\' and no model', () => {
-      const { completion } = assembleText('data: {"content":"x","stop":false}\n\ndata: {"content":"","stop":true,"stop_type":"eos"}\n\n', llamacppCompletion);
+    it("assembles a stream that names no model to the id '' and no model", () => {
+      const { completion } = assembleText(
+        'data: {"content":"x","stop":false}\n\ndata: {"content":"","stop":true,"stop_type":"eos"}\n\n',
+        llamacppCompletion,
+      );
       expect(completion).toMatchObject({ id: '', model: null, content: 'x', finishReason: 'stop' });
     });
 
@@ -162,7 +176,10 @@ describe('llamacppCompletion', () => {
     });
 
     it('emits timings on every chunk that has them (timings_per_token), keeping only numbers', () => {
-      const { events } = read([piece('a', { timings: { predicted_n: 1, predicted_ms: 20 } }), last({ timings: { predicted_n: 2, label: 'x' } })]);
+      const { events } = read([
+        piece('a', { timings: { predicted_n: 1, predicted_ms: 20 } }),
+        last({ timings: { predicted_n: 2, label: 'x' } }),
+      ]);
       expect(events.filter((e) => e.type === 'timings')).toEqual([
         { type: 'timings', timings: { predicted_n: 1, predicted_ms: 20 } },
         { type: 'timings', timings: { predicted_n: 2 } },
@@ -208,8 +225,18 @@ describe('llamacppCompletion', () => {
     });
 
     it('finishes with the raw value none when the last chunk says nothing of why', () => {
-      expect(read([frame({ content: 'x', stop: true })]).events).toContainEqual({ type: 'finish', choice: 0, reason: 'other', raw: 'none' });
-      expect(read([frame({ content: 'x', stop: true, stop_type: '' })]).events).toContainEqual({ type: 'finish', choice: 0, reason: 'other', raw: 'none' });
+      expect(read([frame({ content: 'x', stop: true })]).events).toContainEqual({
+        type: 'finish',
+        choice: 0,
+        reason: 'other',
+        raw: 'none',
+      });
+      expect(read([frame({ content: 'x', stop: true, stop_type: '' })]).events).toContainEqual({
+        type: 'finish',
+        choice: 0,
+        reason: 'other',
+        raw: 'none',
+      });
     });
 
     it('ends the stream at the chunk with stop: true, and ignores frames after it unless strict', () => {
@@ -230,7 +257,9 @@ describe('llamacppCompletion', () => {
     it('is a ProviderError for an {"error": ...} chunk, with message, type and code', () => {
       const { error, events } = read([
         piece('a'),
-        frame({ error: { code: 500, message: 'the request exceeds the available context size', type: 'exceed_context_size_error', n_ctx: 4096 } }),
+        frame({
+          error: { code: 500, message: 'the request exceeds the available context size', type: 'exceed_context_size_error', n_ctx: 4096 },
+        }),
         piece('never'),
       ]);
       expect(error).toBeInstanceOf(ProviderError);
@@ -265,7 +294,11 @@ describe('llamacppCompletion', () => {
       ['tokens_predicted that is a string', [piece('a', { tokens_predicted: '3' })], 'frame 1: tokens_predicted is "3", not a count'],
       ['timings that is an array', [piece('a', { timings: [1] })], 'frame 1: timings is an array, not an object'],
       ['an index that is negative', [frame({ index: -1, content: 'x' })], 'frame 1: index is -1, not a prompt index'],
-      ['a second prompt in the stream', [piece('a'), frame({ index: 1, content: 'b', stop: false })], 'frame 2: index 1 after index 0: results of several prompts are not supported'],
+      [
+        'a second prompt in the stream',
+        [piece('a'), frame({ index: 1, content: 'b', stop: false })],
+        'frame 2: index 1 after index 0: results of several prompts are not supported',
+      ],
     ])('is a ProtocolError for %s', (_name, frames, message) => {
       const { error } = read([...frames, last()]);
       expect(error).toBeInstanceOf(ProtocolError);
@@ -279,8 +312,16 @@ describe('llamacppCompletion', () => {
 
     it.each([
       ['before the chunk with stop: true', beforeLast, 'the stream ended without a chunk with stop: true after 7 frames'],
-      ['mid-event (the last data line without its blank line)', beforeLast.slice(0, -1), 'the stream ended without a chunk with stop: true after 7 frames'],
-      ['mid-line', beforeLast + 'data: {"index":0,"content":"","tokens":[],"id_slot":0,"st', 'the stream ended mid-line: line 15 (event 8) has no line end'],
+      [
+        'mid-event (the last data line without its blank line)',
+        beforeLast.slice(0, -1),
+        'the stream ended without a chunk with stop: true after 7 frames',
+      ],
+      [
+        'mid-line',
+        beforeLast + 'data: {"index":0,"content":"","tokens":[],"id_slot":0,"st',
+        'the stream ended mid-line: line 15 (event 8) has no line end',
+      ],
     ])('is a StreamClosedEarlyError %s, with the partial', (_name, stream, message) => {
       for (const chunkSize of [1, 4, 100_000]) {
         const { error } = assembleText(stream, llamacppCompletion, { chunkSize });

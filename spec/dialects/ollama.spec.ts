@@ -20,7 +20,13 @@ const readOllama = (frames: readonly SseFrame[], options?: DialectOptions) => re
 
 /** An `/api/chat` line with this message (and no `done`). */
 function line(message: Record<string, unknown>, extra: Record<string, unknown> = {}) {
-  return { model: 'qwen3:8b', created_at: '2026-01-01T00:00:00Z', message: { role: 'assistant', content: '', ...message }, done: false, ...extra };
+  return {
+    model: 'qwen3:8b',
+    created_at: '2026-01-01T00:00:00Z',
+    message: { role: 'assistant', content: '', ...message },
+    done: false,
+    ...extra,
+  };
 }
 
 /** The last `/api/chat` line. */
@@ -118,13 +124,16 @@ describe('ollama dialect', () => {
   });
 
   describe('/api/generate', () => {
-    const generate = [
-      '{"model":"llama3.2","created_at":"2026-01-01T00:00:00Z","response":"","thinking":"Blue light","done":false}',
-      '{"model":"llama3.2","created_at":"2026-01-01T00:00:01Z","response":"","thinking":" scatters.","done":false}',
-      '{"model":"llama3.2","created_at":"2026-01-01T00:00:02Z","response":"The sky","done":false}',
-      '{"model":"llama3.2","created_at":"2026-01-01T00:00:03Z","response":" is blue.","done":false}',
-      '{"model":"llama3.2","created_at":"2026-01-01T00:00:04Z","response":"","done":true,"done_reason":"stop","context":[1,2,3],"total_duration":10706818083,"load_duration":6338219291,"prompt_eval_count":26,"prompt_eval_duration":130079000,"eval_count":259,"eval_duration":4232710000}',
-    ].join('\n') + '\n';
+    const generate =
+      [
+        '{"model":"llama3.2","created_at":"2026-01-01T00:00:00Z","response":"","thinking":"Blue light","done":false}',
+        '{"model":"llama3.2","created_at":"2026-01-01T00:00:01Z","response":"","thinking":" scatters.","done":false}',
+        '{"model":"llama3.2","created_at":"2026-01-01T00:00:02Z","response":"The sky","done":false}',
+        '{"model":"llama3.2","created_at":"2026-01-01T00:00:03Z","response":" is blue.","done":false}',
+        '{"model":"llama3.2","created_at":"2026-01-01T00:00:04Z","response":"","done":true,"done_reason":"stop",' +
+          '"context":[1,2,3],"total_duration":10706818083,"load_duration":6338219291,"prompt_eval_count":26,' +
+          '"prompt_eval_duration":130079000,"eval_count":259,"eval_duration":4232710000}',
+      ].join('\n') + '\n';
 
     it('reads response as content and thinking as reasoning, and assembles', () => {
       expect(assembleText(generate, ollama, NDJSON)).toEqual({
@@ -173,39 +182,47 @@ describe('ollama dialect', () => {
   });
 
   describe('order of events and text', () => {
-    it('is start (on the first line with a model), reasoning, content, then per call delta and end; on the done line then finish, usage, done', () => {
-      const payload = line(
-        { thinking: 'T', content: 'C', tool_calls: [{ id: 'a', function: { name: 'f', arguments: { x: 1 } } }] },
-        { done: true, done_reason: 'stop', prompt_eval_count: 2, eval_count: 3 },
-      );
-      expect(readOllama([frame(payload)])).toEqual({
-        events: [
-          { type: 'start', id: '', model: 'qwen3:8b' },
-          { type: 'reasoning', choice: 0, text: 'T' },
-          { type: 'content', choice: 0, text: 'C' },
-          { type: 'tool-call-delta', choice: 0, index: 0, id: 'a', name: 'f', arguments: '{"x":1}' },
-          { type: 'tool-call-end', choice: 0, index: 0 },
-          { type: 'finish', choice: 0, reason: 'tool_calls', raw: 'stop' },
-          { type: 'usage', usage: { promptTokens: 2, completionTokens: 3, totalTokens: 5 } },
-          done,
-        ],
-      });
-    });
+    it(
+      'is start (on the first line with a model), reasoning, content, then ' +
+        'per call delta and end; on the done line then finish, usage, done',
+      () => {
+        const payload = line(
+          { thinking: 'T', content: 'C', tool_calls: [{ id: 'a', function: { name: 'f', arguments: { x: 1 } } }] },
+          { done: true, done_reason: 'stop', prompt_eval_count: 2, eval_count: 3 },
+        );
+        expect(readOllama([frame(payload)])).toEqual({
+          events: [
+            { type: 'start', id: '', model: 'qwen3:8b' },
+            { type: 'reasoning', choice: 0, text: 'T' },
+            { type: 'content', choice: 0, text: 'C' },
+            { type: 'tool-call-delta', choice: 0, index: 0, id: 'a', name: 'f', arguments: '{"x":1}' },
+            { type: 'tool-call-end', choice: 0, index: 0 },
+            { type: 'finish', choice: 0, reason: 'tool_calls', raw: 'stop' },
+            { type: 'usage', usage: { promptTokens: 2, completionTokens: 3, totalTokens: 5 } },
+            done,
+          ],
+        });
+      },
+    );
 
-    it('emits start once, with id \'\' (the format has no id), before the other events of the first line with a model, whatever else the lines carry', () => {
-      const { events } = readOllama([
-        frame(line({ content: 'x' }, { id: 'nope', model: 'm' })),
-        frame(line({ content: 'y' }, { model: 'other' })),
-        DONE_LINE,
-      ]);
-      expect(events).toEqual([
-        { type: 'start', id: '', model: 'm' },
-        { type: 'content', choice: 0, text: 'x' },
-        { type: 'content', choice: 0, text: 'y' },
-        stopped,
-        done,
-      ]);
-    });
+    it(
+      "emits start once, with id '' (the format has no id), before the other " +
+        'events of the first line with a model, whatever else the lines carry',
+      () => {
+        const { events } = readOllama([
+          frame(line({ content: 'x' }, { id: 'nope', model: 'm' })),
+          frame(line({ content: 'y' }, { model: 'other' })),
+          DONE_LINE,
+        ]);
+        expect(events).toEqual([
+          { type: 'start', id: '', model: 'm' },
+          { type: 'content', choice: 0, text: 'x' },
+          { type: 'content', choice: 0, text: 'y' },
+          stopped,
+          done,
+        ]);
+      },
+    );
 
     it('emits start at the first line that has a model, when the first lines have none', () => {
       const { events } = readOllama([
@@ -238,7 +255,7 @@ describe('ollama dialect', () => {
       expect(events).toEqual([{ type: 'content', choice: 0, text: 'x' }, stopped, done]);
     });
 
-    it('assembles a stream that names no model to the id \'\' and no model', () => {
+    it("assembles a stream that names no model to the id '' and no model", () => {
       const { completion } = assembleText('{"message":{"content":"x"},"done":false}\n{"done":true,"done_reason":"stop"}\n', ollama, NDJSON);
       expect(completion).toMatchObject({ id: '', model: null, content: 'x', finishReason: 'stop' });
     });
@@ -271,10 +288,14 @@ describe('ollama dialect', () => {
     it('numbers calls densely in order of arrival, several in one line and across lines, each closed at once', () => {
       expect(
         calls([
-          frame(line({ tool_calls: [
-            { id: 'call_a', function: { index: 0, name: 'f', arguments: { a: 1 } } },
-            { id: 'call_b', function: { index: 1, name: 'g', arguments: { b: [1, 2] } } },
-          ] })),
+          frame(
+            line({
+              tool_calls: [
+                { id: 'call_a', function: { index: 0, name: 'f', arguments: { a: 1 } } },
+                { id: 'call_b', function: { index: 1, name: 'g', arguments: { b: [1, 2] } } },
+              ],
+            }),
+          ),
           frame(line({ tool_calls: [{ id: 'call_c', function: { index: 2, name: 'h', arguments: { c: { d: null } } } }] })),
         ]),
       ).toEqual([
@@ -311,7 +332,14 @@ describe('ollama dialect', () => {
 
     it('serializes absent or null arguments as {}', () => {
       const { completion } = assembleText(
-        `${JSON.stringify(line({ tool_calls: [{ id: 'a', function: { name: 'now' } }, { id: 'b', function: { name: 'today', arguments: null } }] }))}\n${JSON.stringify(last())}\n`,
+        `${JSON.stringify(
+          line({
+            tool_calls: [
+              { id: 'a', function: { name: 'now' } },
+              { id: 'b', function: { name: 'today', arguments: null } },
+            ],
+          }),
+        )}\n${JSON.stringify(last())}\n`,
         ollama,
         NDJSON,
       );
@@ -347,7 +375,10 @@ describe('ollama dialect', () => {
     });
 
     it('keeps length as length even with calls', () => {
-      const { events } = readOllama([frame(line({ tool_calls: [{ id: 'a', function: { name: 'f', arguments: {} } }] })), frame(last({ done_reason: 'length' }))]);
+      const { events } = readOllama([
+        frame(line({ tool_calls: [{ id: 'a', function: { name: 'f', arguments: {} } }] })),
+        frame(last({ done_reason: 'length' })),
+      ]);
       expect(events).toContainEqual({ type: 'finish', choice: 0, reason: 'length', raw: 'length' });
     });
 
@@ -370,7 +401,9 @@ describe('ollama dialect', () => {
 
   describe('usage', () => {
     it('reads prompt_eval_count and eval_count from the done line, the total being their sum', () => {
-      expect(readOllama([frame(last({ prompt_eval_count: 10, eval_count: 32, total_duration: 5, eval_duration: 4 }))]).events).toContainEqual({
+      expect(
+        readOllama([frame(last({ prompt_eval_count: 10, eval_count: 32, total_duration: 5, eval_duration: 4 }))]).events,
+      ).toContainEqual({
         type: 'usage',
         usage: { promptTokens: 10, completionTokens: 32, totalTokens: 42 },
       });
@@ -396,7 +429,11 @@ describe('ollama dialect', () => {
     it('ignores unknown fields at every level', () => {
       const noisy = [
         line({ content: 'hi', images: null, extra: 1 }, { logprobs: [{ token: 'hi' }], remote_model: 'x', remote_host: 'y' }),
-        line({ tool_calls: [{ id: 'a', type: 'function', extra: true, function: { index: 0, name: 'f', arguments: { a: 1 }, description: 'd' } }] }),
+        line({
+          tool_calls: [
+            { id: 'a', type: 'function', extra: true, function: { index: 0, name: 'f', arguments: { a: 1 }, description: 'd' } },
+          ],
+        }),
         last({ prompt_eval_count: 1, eval_count: 2, load_duration: 3, context: [1] }),
       ];
       const plain = [
@@ -426,11 +463,17 @@ describe('ollama dialect', () => {
     it('is a ProviderError for an error object, with its type and code', () => {
       const { error } = readOllama([frame({ error: { message: 'busy', type: 'server_error', code: 503 } })]);
       expect(error).toBeInstanceOf(ProviderError);
-      expect(error).toMatchObject({ message: 'the provider reported an error at frame 1: busy (server_error, code 503)', type: 'server_error', code: 503 });
+      expect(error).toMatchObject({
+        message: 'the provider reported an error at frame 1: busy (server_error, code 503)',
+        type: 'server_error',
+        code: 503,
+      });
     });
 
     it('keeps what arrived before a mid-stream error as the partial', () => {
-      const text = `${JSON.stringify(line({ thinking: 'hmm' }))}\n${JSON.stringify(line({ content: 'Half an ans' }))}\n{"error":"an error was encountered while running the model"}\n`;
+      const text =
+        `${JSON.stringify(line({ thinking: 'hmm' }))}\n${JSON.stringify(line({ content: 'Half an ans' }))}\n{"error":"an ` +
+        `error was encountered while running the model"}\n`;
       const { error } = assembleText(text, ollama, NDJSON);
       expect(error).toBeInstanceOf(ProviderError);
       expect(error).toMatchObject({
@@ -451,10 +494,26 @@ describe('ollama dialect', () => {
       ['thinking as an object', { message: { thinking: {} } }, 'frame 1: message.thinking is an object, not text'],
       ['tool_calls as an object', { message: { tool_calls: {} } }, 'frame 1: message.tool_calls is not an array'],
       ['a call that is not an object', { message: { tool_calls: ['f'] } }, 'frame 1: message.tool_calls[0] is not an object'],
-      ['a call without function', { message: { tool_calls: [{ id: 'a' }] } }, 'frame 1: message.tool_calls[0].function is missing, not an object'],
-      ['a call without a name', { message: { tool_calls: [{ function: { arguments: {} } }] } }, 'frame 1: message.tool_calls[0].function.name is missing, not a function name'],
-      ['arguments as a number', { message: { tool_calls: [{ function: { name: 'f', arguments: 1 } }] } }, 'frame 1: message.tool_calls[0].function.arguments is 1, not an object'],
-      ['arguments as an array', { message: { tool_calls: [{ function: { name: 'f', arguments: [1] } }] } }, 'frame 1: message.tool_calls[0].function.arguments is an array, not an object'],
+      [
+        'a call without function',
+        { message: { tool_calls: [{ id: 'a' }] } },
+        'frame 1: message.tool_calls[0].function is missing, not an object',
+      ],
+      [
+        'a call without a name',
+        { message: { tool_calls: [{ function: { arguments: {} } }] } },
+        'frame 1: message.tool_calls[0].function.name is missing, not a function name',
+      ],
+      [
+        'arguments as a number',
+        { message: { tool_calls: [{ function: { name: 'f', arguments: 1 } }] } },
+        'frame 1: message.tool_calls[0].function.arguments is 1, not an object',
+      ],
+      [
+        'arguments as an array',
+        { message: { tool_calls: [{ function: { name: 'f', arguments: [1] } }] } },
+        'frame 1: message.tool_calls[0].function.arguments is an array, not an object',
+      ],
       ['done as a string', { done: 'true' }, 'frame 1: done is "true", not a boolean'],
       ['done_reason as a number', { done: true, done_reason: 1 }, 'frame 1: done_reason is 1'],
     ])('is a ProtocolError for %s', (_name, payload, message) => {
@@ -468,14 +527,28 @@ describe('ollama dialect', () => {
     const example = new TextDecoder().decode(readBytes(EXAMPLE));
     const lines = example.split('\n').filter((l) => l !== '');
     const reasoning = "The user wants the current weather in Paris and Tokyo. I'll call get_weather once per city.";
-    const paris = { index: 0, id: 'call_k3j9x2ma', name: 'get_weather', arguments: '{"city":"Paris","unit":"celsius"}', args: { city: 'Paris', unit: 'celsius' }, complete: true };
+    const paris = {
+      index: 0,
+      id: 'call_k3j9x2ma',
+      name: 'get_weather',
+      arguments: '{"city":"Paris","unit":"celsius"}',
+      args: { city: 'Paris', unit: 'celsius' },
+      complete: true,
+    };
 
     it('has nine lines to cut', () => {
       expect(lines).toHaveLength(9);
     });
 
     it('is a StreamClosedEarlyError when the stream ends before the done line, with the calls that came', () => {
-      const { error } = assembleText(lines.slice(0, 8).map((l) => `${l}\n`).join(''), ollama, NDJSON);
+      const { error } = assembleText(
+        lines
+          .slice(0, 8)
+          .map((l) => `${l}\n`)
+          .join(''),
+        ollama,
+        NDJSON,
+      );
       expect(error).toBeInstanceOf(StreamClosedEarlyError);
       expect(error).toMatchObject({
         message: 'the stream ended without a "done": true line after 8 lines',
@@ -499,7 +572,7 @@ describe('ollama dialect', () => {
       expect(error).toMatchObject({ position: { line: 9 }, partial: { content: 'Let me check both cities.', finishReason: null } });
     });
 
-    it('is a StreamClosedEarlyError when the stream ends inside a call\'s arguments, without the call', () => {
+    it("is a StreamClosedEarlyError when the stream ends inside a call's arguments, without the call", () => {
       const { error, events } = assembleText(example.slice(0, example.indexOf('"Tokyo"') + 3), ollama, NDJSON);
       expect(error).toBeInstanceOf(StreamClosedEarlyError);
       expect((error as Error).message).toBe('the stream ended mid-line: line 8 has no line end');
@@ -546,10 +619,9 @@ describe('ollama dialect', () => {
     it('keeps whole calls apart when one line carries two of them', () => {
       testScheduler.run(({ cold, expectObservable }) => {
         const source = cold<SseFrame>('-a--------d----|', {
-          a: frame(line({ tool_calls: [
-            { function: { name: 'f', arguments: { n: 1 } } },
-            { function: { name: 'g', arguments: { n: 2 } } },
-          ] })),
+          a: frame(
+            line({ tool_calls: [{ function: { name: 'f', arguments: { n: 1 } } }, { function: { name: 'g', arguments: { n: 2 } } }] }),
+          ),
           d: DONE_LINE,
         });
         const expected = '             -(gpqrs)--(fz)-|';
@@ -573,7 +645,11 @@ describe('ollama dialect', () => {
           b: frame(line({ content: 'never' })),
         });
         const error = new ProviderError('the provider reported an error at frame 2: out of memory');
-        expectObservable(source.pipe(assembleChunks({ dialect: ollama }))).toBe('-(gx)-#', { g: started, x: { type: 'content', choice: 0, text: 'x' } }, error);
+        expectObservable(source.pipe(assembleChunks({ dialect: ollama }))).toBe(
+          '-(gx)-#',
+          { g: started, x: { type: 'content', choice: 0, text: 'x' } },
+          error,
+        );
         expectSubscriptions(source.subscriptions).toBe('^-----!');
       });
     });
@@ -582,7 +658,11 @@ describe('ollama dialect', () => {
       testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
         const source = cold<SseFrame>('-a---|', { a: frame(line({ content: 'x' })) });
         const error = new StreamClosedEarlyError('the stream ended without a "done": true line after 1 line');
-        expectObservable(source.pipe(assembleChunks({ dialect: ollama }))).toBe('-(gx)#', { g: started, x: { type: 'content', choice: 0, text: 'x' } }, error);
+        expectObservable(source.pipe(assembleChunks({ dialect: ollama }))).toBe(
+          '-(gx)#',
+          { g: started, x: { type: 'content', choice: 0, text: 'x' } },
+          error,
+        );
         expectSubscriptions(source.subscriptions).toBe('^----!');
       });
     });
@@ -590,7 +670,10 @@ describe('ollama dialect', () => {
     it('lets an early unsubscribe reach the source', () => {
       testScheduler.run(({ hot, expectObservable, expectSubscriptions }) => {
         const live = hot<SseFrame>('-a--a--|', { a: frame(line({ content: 'x' })) });
-        expectObservable(live.pipe(assembleChunks({ dialect: ollama })), '---!').toBe('-(gx)', { g: started, x: { type: 'content', choice: 0, text: 'x' } });
+        expectObservable(live.pipe(assembleChunks({ dialect: ollama })), '---!').toBe('-(gx)', {
+          g: started,
+          x: { type: 'content', choice: 0, text: 'x' },
+        });
         expectSubscriptions(live.subscriptions).toBe('^--!');
       });
     });

@@ -156,7 +156,14 @@ describe('openai-chat dialect', () => {
 
     it('reads content given as typed parts, thinking parts as reasoning', () => {
       const { events } = readChat([
-        frame(chunk({ content: [{ type: 'thinking', thinking: [{ type: 'text', text: 'hmm' }] }, { type: 'text', text: 'Hi' }] })),
+        frame(
+          chunk({
+            content: [
+              { type: 'thinking', thinking: [{ type: 'text', text: 'hmm' }] },
+              { type: 'text', text: 'Hi' },
+            ],
+          }),
+        ),
         DONE,
       ]);
       expect(events.slice(1, 3)).toEqual([
@@ -325,7 +332,13 @@ describe('openai-chat dialect', () => {
 
     it('reads x_groq.usage, and the standard usage wins field by field when both are present', () => {
       const { events } = readChat([
-        frame(chunk({}, { x_groq: { usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } }, usage: { prompt_tokens: 9 } }, 'stop')),
+        frame(
+          chunk(
+            {},
+            { x_groq: { usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } }, usage: { prompt_tokens: 9 } },
+            'stop',
+          ),
+        ),
         DONE,
       ]);
       expect(events).toContainEqual({ type: 'usage', usage: { promptTokens: 9, completionTokens: 2, totalTokens: 3 } });
@@ -351,7 +364,9 @@ describe('openai-chat dialect', () => {
     });
 
     it('is a ProviderError for OpenRouter\'s error with a finish_reason of "error"', () => {
-      const { error, events } = readChat([frame({ id: 'x', error: { message: 'upstream', code: 502 }, choices: [{ index: 0, delta: {}, finish_reason: 'error' }] })]);
+      const { error, events } = readChat([
+        frame({ id: 'x', error: { message: 'upstream', code: 502 }, choices: [{ index: 0, delta: {}, finish_reason: 'error' }] }),
+      ]);
       expect(error).toBeInstanceOf(ProviderError);
       expect(events).toEqual([]);
     });
@@ -367,14 +382,22 @@ describe('openai-chat dialect', () => {
       ['content as a number', { id: 'x', choices: [{ index: 0, delta: { content: 5 } }] }],
       ['a choice that is not an object', { id: 'x', choices: [7] }],
       ['tool_calls as an object', { id: 'x', choices: [{ index: 0, delta: { tool_calls: {} } }] }],
-      ['arguments as a number', { id: 'x', choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'a', function: { name: 'f', arguments: 5 } }] } }] }],
+      [
+        'arguments as a number',
+        { id: 'x', choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'a', function: { name: 'f', arguments: 5 } }] } }] },
+      ],
       ['choices as a number', { id: 'x', choices: 5 }],
     ])('is a ProtocolError for %s', (_name, payload) => {
       expect(readChat([frame(payload), DONE]).error).toBeInstanceOf(ProtocolError);
     });
 
     it('tolerates choices null, absent or {} and delta absent or null, unless strict', () => {
-      for (const payload of [{ id: 'x', choices: null }, { id: 'x' }, { id: 'x', choices: {} }, { id: 'x', choices: [{ index: 0, delta: null }] }]) {
+      for (const payload of [
+        { id: 'x', choices: null },
+        { id: 'x' },
+        { id: 'x', choices: {} },
+        { id: 'x', choices: [{ index: 0, delta: null }] },
+      ]) {
         expect(readChat([frame(payload), DONE]).error).toBeUndefined();
       }
       expect(readChat([frame({ id: 'x', choices: {} }), DONE], { strict: true }).error).toBeInstanceOf(ProtocolError);
@@ -383,13 +406,35 @@ describe('openai-chat dialect', () => {
 
     it('ignores unknown fields at every level', () => {
       const noisy = {
-        id: 'chatcmpl-1', model: 'm', extra: { deep: [1] }, obfuscation: 'xx',
-        choices: [{ index: 0, logprobs: null, surprise: true, delta: { content: 'hi', novel: 1, tool_calls: [{ index: 0, id: 'a', type: 'function', what: 2, function: { name: 'f', arguments: '{}', strict: true } }] }, finish_reason: null }],
+        id: 'chatcmpl-1',
+        model: 'm',
+        extra: { deep: [1] },
+        obfuscation: 'xx',
+        choices: [
+          {
+            index: 0,
+            logprobs: null,
+            surprise: true,
+            delta: {
+              content: 'hi',
+              novel: 1,
+              tool_calls: [{ index: 0, id: 'a', type: 'function', what: 2, function: { name: 'f', arguments: '{}', strict: true } }],
+            },
+            finish_reason: null,
+          },
+        ],
         usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, new_counter: 5 },
       };
       const plain = {
-        id: 'chatcmpl-1', model: 'm',
-        choices: [{ index: 0, delta: { content: 'hi', tool_calls: [{ index: 0, id: 'a', function: { name: 'f', arguments: '{}' } }] }, finish_reason: null }],
+        id: 'chatcmpl-1',
+        model: 'm',
+        choices: [
+          {
+            index: 0,
+            delta: { content: 'hi', tool_calls: [{ index: 0, id: 'a', function: { name: 'f', arguments: '{}' } }] },
+            finish_reason: null,
+          },
+        ],
         usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
       };
       const noisyResult = readChat([frame(noisy), DONE]);

@@ -44,8 +44,20 @@ const EXAMPLE_COMPLETION: Completion = {
       reasoning: REASONING,
       refusal: null,
       toolCalls: [
-        { index: 0, id: 'call_AB6AaRZ1FYZB2RwS6A5vbdqn', name: 'get_weather', arguments: PARIS_ARGS, args: { city: 'Paris', unit: 'celsius' } },
-        { index: 1, id: 'call_Q6pW65MUgW9vF59BmItYGos3', name: 'get_weather', arguments: TOKYO_ARGS, args: { city: 'Tokyo', unit: 'celsius' } },
+        {
+          index: 0,
+          id: 'call_AB6AaRZ1FYZB2RwS6A5vbdqn',
+          name: 'get_weather',
+          arguments: PARIS_ARGS,
+          args: { city: 'Paris', unit: 'celsius' },
+        },
+        {
+          index: 1,
+          id: 'call_Q6pW65MUgW9vF59BmItYGos3',
+          name: 'get_weather',
+          arguments: TOKYO_ARGS,
+          args: { city: 'Tokyo', unit: 'celsius' },
+        },
       ],
       finishReason: 'tool_calls',
       rawFinishReason: 'completed',
@@ -120,10 +132,19 @@ const incomplete = (details: unknown): Payload => ({
   response: { id: 'resp_1', status: 'incomplete', incomplete_details: details, output: [], usage: null },
 });
 const textDelta = (delta: unknown, itemId = 'msg_1'): Payload => ({
-  type: 'response.output_text.delta', item_id: itemId, output_index: 0, content_index: 0, delta, logprobs: [],
+  type: 'response.output_text.delta',
+  item_id: itemId,
+  output_index: 0,
+  content_index: 0,
+  delta,
+  logprobs: [],
 });
 const summaryDelta = (delta: string, summaryIndex = 0, itemId = 'rs_1'): Payload => ({
-  type: 'response.reasoning_summary_text.delta', item_id: itemId, output_index: 0, summary_index: summaryIndex, delta,
+  type: 'response.reasoning_summary_text.delta',
+  item_id: itemId,
+  output_index: 0,
+  summary_index: summaryIndex,
+  delta,
 });
 const callAdded = (itemId: string, outputIndex: number, callId: string, name: string, extra: Payload = {}): Payload => ({
   type: 'response.output_item.added',
@@ -131,10 +152,17 @@ const callAdded = (itemId: string, outputIndex: number, callId: string, name: st
   item: { id: itemId, type: 'function_call', status: 'in_progress', arguments: '', call_id: callId, name, ...extra },
 });
 const argsDelta = (itemId: string, outputIndex: number, delta: unknown): Payload => ({
-  type: 'response.function_call_arguments.delta', item_id: itemId, output_index: outputIndex, delta,
+  type: 'response.function_call_arguments.delta',
+  item_id: itemId,
+  output_index: outputIndex,
+  delta,
 });
 const argsDone = (itemId: string, outputIndex: number, args: string, extra: Payload = {}): Payload => ({
-  type: 'response.function_call_arguments.done', item_id: itemId, output_index: outputIndex, arguments: args, ...extra,
+  type: 'response.function_call_arguments.done',
+  item_id: itemId,
+  output_index: outputIndex,
+  arguments: args,
+  ...extra,
 });
 const callDone = (itemId: string, outputIndex: number, callId: string, name: string, args: string): Payload => ({
   type: 'response.output_item.done',
@@ -164,13 +192,17 @@ const INTERLEAVED = numbered([
 const QUOTA_MESSAGE = 'You exceeded your current quota, please check your plan and billing details.';
 const QUOTA_STREAM =
   'event: response.created\n' +
-  'data: {"type":"response.created","sequence_number":0,"response":{"id":"resp_err","object":"response","status":"in_progress","model":"gpt-4.1","output":[],"usage":null}}\n\n' +
+  'data: {"type":"response.created","sequence_number":0,"response":{"id":"resp_err",' +
+  '"object":"response","status":"in_progress","model":"gpt-4.1","output":[],"usage":null}}\n\n' +
   'event: response.in_progress\n' +
-  'data: {"type":"response.in_progress","sequence_number":1,"response":{"id":"resp_err","object":"response","status":"in_progress","model":"gpt-4.1","output":[],"usage":null}}\n\n' +
+  'data: {"type":"response.in_progress","sequence_number":1,"response":{"id":"resp_err",' +
+  '"object":"response","status":"in_progress","model":"gpt-4.1","output":[],"usage":null}}\n\n' +
   'event: error\n' +
-  `data: {"type":"error","sequence_number":2,"error":{"type":"insufficient_quota","code":"insufficient_quota","message":"${QUOTA_MESSAGE}","param":null}}\n\n` +
+  `data: {"type":"error","sequence_number":2,"error":{"type":"insufficient_quota",` +
+  `"code":"insufficient_quota","message":"${QUOTA_MESSAGE}","param":null}}\n\n` +
   'event: response.failed\n' +
-  `data: {"type":"response.failed","sequence_number":3,"response":{"id":"resp_err","object":"response","status":"failed","error":{"code":"insufficient_quota","message":"${QUOTA_MESSAGE}"},"output":[],"usage":null}}\n\n`;
+  `data: {"type":"response.failed","sequence_number":3,"response":{"id":"resp_err","object":"response",` +
+  `"status":"failed","error":{"code":"insufficient_quota","message":"${QUOTA_MESSAGE}"},"output":[],"usage":null}}\n\n`;
 
 describe('openai-responses dialect', () => {
   exampleStreamSuite({
@@ -281,14 +313,25 @@ describe('openai-responses dialect', () => {
         created(),
         textDelta('Hello'),
         { type: 'response.output_text.done', item_id: 'msg_1', output_index: 0, content_index: 0, text: 'Hello' },
-        { type: 'response.content_part.done', item_id: 'msg_1', output_index: 0, content_index: 0, part: { type: 'output_text', text: 'Hello' } },
+        {
+          type: 'response.content_part.done',
+          item_id: 'msg_1',
+          output_index: 0,
+          content_index: 0,
+          part: { type: 'output_text', text: 'Hello' },
+        },
         summaryDelta('Plan'),
         { type: 'response.reasoning_summary_text.done', item_id: 'rs_1', output_index: 0, summary_index: 0, text: 'Plan' },
         { type: 'response.reasoning_text.done', item_id: 'rs_1', output_index: 0, content_index: 0, text: 'Plan' },
         { type: 'response.refusal.done', item_id: 'msg_1', output_index: 0, content_index: 0, refusal: 'No' },
         completed(),
       ]);
-      expect(events).toEqual([start, { type: 'content', choice: 0, text: 'Hello' }, { type: 'reasoning', choice: 0, text: 'Plan' }, ...end]);
+      expect(events).toEqual([
+        start,
+        { type: 'content', choice: 0, text: 'Hello' },
+        { type: 'reasoning', choice: 0, text: 'Plan' },
+        ...end,
+      ]);
     });
 
     it('joins a new summary part to the earlier reasoning with a blank line, and nothing within a part', () => {
@@ -296,10 +339,22 @@ describe('openai-responses dialect', () => {
         sse(
           numbered([
             created(),
-            { type: 'response.reasoning_summary_part.added', item_id: 'rs_1', output_index: 0, summary_index: 0, part: { type: 'summary_text', text: '' } },
+            {
+              type: 'response.reasoning_summary_part.added',
+              item_id: 'rs_1',
+              output_index: 0,
+              summary_index: 0,
+              part: { type: 'summary_text', text: '' },
+            },
             summaryDelta('**One**', 0),
             summaryDelta(' first.', 0),
-            { type: 'response.reasoning_summary_part.added', item_id: 'rs_1', output_index: 0, summary_index: 1, part: { type: 'summary_text', text: '' } },
+            {
+              type: 'response.reasoning_summary_part.added',
+              item_id: 'rs_1',
+              output_index: 0,
+              summary_index: 1,
+              part: { type: 'summary_text', text: '' },
+            },
             summaryDelta('**Two**', 1),
             summaryDelta(' second.', 1),
             completed(),
@@ -418,11 +473,19 @@ describe('openai-responses dialect', () => {
     it('reads custom_tool_call items and custom_tool_call_input deltas the same way', () => {
       const { events } = read([
         created(),
-        { type: 'response.output_item.added', output_index: 0, item: { id: 'ctc_1', type: 'custom_tool_call', call_id: 'call_c', name: 'run_sql', input: '' } },
+        {
+          type: 'response.output_item.added',
+          output_index: 0,
+          item: { id: 'ctc_1', type: 'custom_tool_call', call_id: 'call_c', name: 'run_sql', input: '' },
+        },
         { type: 'response.custom_tool_call_input.delta', item_id: 'ctc_1', output_index: 0, delta: '"SELECT ' },
         { type: 'response.custom_tool_call_input.delta', item_id: 'ctc_1', output_index: 0, delta: '1"' },
         { type: 'response.custom_tool_call_input.done', item_id: 'ctc_1', output_index: 0, input: '"SELECT 1"' },
-        { type: 'response.output_item.done', output_index: 0, item: { id: 'ctc_1', type: 'custom_tool_call', call_id: 'call_c', name: 'run_sql', input: '"SELECT 1"' } },
+        {
+          type: 'response.output_item.done',
+          output_index: 0,
+          item: { id: 'ctc_1', type: 'custom_tool_call', call_id: 'call_c', name: 'run_sql', input: '"SELECT 1"' },
+        },
         completed(),
       ]);
       expect(events.slice(1)).toEqual([
@@ -481,9 +544,7 @@ describe('openai-responses dialect', () => {
     it('is a ProtocolError for a fragment of an unknown item_id', () => {
       const { error } = read([created(), callAdded('fc_1', 0, 'call_1', 'f'), argsDelta('fc_zz', 0, '{}')]);
       expect(error).toBeInstanceOf(ProtocolError);
-      expect((error as Error).message).toBe(
-        'frame 3: response.function_call_arguments.delta for item "fc_zz", which is no open tool call',
-      );
+      expect((error as Error).message).toBe('frame 3: response.function_call_arguments.delta for item "fc_zz", which is no open tool call');
     });
 
     it('is a ProtocolError for a fragment of a call whose output_item.done already came', () => {
@@ -504,11 +565,17 @@ describe('openai-responses dialect', () => {
       ['an item id that is a number', { type: 'response.output_item.added', output_index: 0, item: { id: 7, type: 'function_call' } }],
       ['a call_id that is a number', callAdded('fc_1', 0, 7 as unknown as string, 'f')],
       ['a negative output_index', callAdded('fc_1', -1, 'call_1', 'f')],
-      ['a call item with neither id nor output_index', { type: 'response.output_item.added', item: { type: 'function_call', call_id: 'c', name: 'f' } }],
+      [
+        'a call item with neither id nor output_index',
+        { type: 'response.output_item.added', item: { type: 'function_call', call_id: 'c', name: 'f' } },
+      ],
       ['arguments that are a number', callAdded('fc_1', 0, 'call_1', 'f', { arguments: 5 })],
       ['an argument delta that is not text', argsDelta('fc_0', 0, { a: 1 })],
       ['an argument delta naming no item', { type: 'response.function_call_arguments.delta', delta: '{}' }],
-      ['encrypted_content that is a number', { type: 'response.output_item.done', output_index: 0, item: { id: 'rs_1', type: 'reasoning', encrypted_content: 1 } }],
+      [
+        'encrypted_content that is a number',
+        { type: 'response.output_item.done', output_index: 0, item: { id: 'rs_1', type: 'reasoning', encrypted_content: 1 } },
+      ],
     ])('is a ProtocolError for %s', (_name, payload) => {
       const { error } = read([created(), callAdded('fc_0', 9, 'call_0', 'f'), payload, completed()]);
       expect(error).toBeInstanceOf(ProtocolError);
@@ -565,12 +632,7 @@ describe('openai-responses dialect', () => {
     });
 
     it('gives dense indices in order of appearance whatever the output_index', () => {
-      const { events } = read([
-        created(),
-        callAdded('fc_x', 7, 'call_x', 'f'),
-        callAdded('fc_y', 3, 'call_y', 'g'),
-        completed(),
-      ]);
+      const { events } = read([created(), callAdded('fc_x', 7, 'call_x', 'f'), callAdded('fc_y', 3, 'call_y', 'g'), completed()]);
       expect(only(events, 'tool-call-delta').map((e) => (e as { index: number }).index)).toEqual([0, 1]);
     });
 
@@ -589,10 +651,22 @@ describe('openai-responses dialect', () => {
         sse(
           numbered([
             created(),
-            { type: 'response.output_item.added', output_index: 0, item: { id: 'rs_1', type: 'reasoning', summary: [], encrypted_content: 'gAAA-partial' } },
+            {
+              type: 'response.output_item.added',
+              output_index: 0,
+              item: { id: 'rs_1', type: 'reasoning', summary: [], encrypted_content: 'gAAA-partial' },
+            },
             summaryDelta('Hmm.'),
-            { type: 'response.output_item.done', output_index: 0, item: { id: 'rs_1', type: 'reasoning', summary: [], encrypted_content: 'gAAA-whole' } },
-            { type: 'response.output_item.done', output_index: 1, item: { id: 'rs_2', type: 'reasoning', summary: [], encrypted_content: null } },
+            {
+              type: 'response.output_item.done',
+              output_index: 0,
+              item: { id: 'rs_1', type: 'reasoning', summary: [], encrypted_content: 'gAAA-whole' },
+            },
+            {
+              type: 'response.output_item.done',
+              output_index: 1,
+              item: { id: 'rs_2', type: 'reasoning', summary: [], encrypted_content: null },
+            },
             textDelta('Hi'),
             completed(),
           ]),
@@ -607,7 +681,12 @@ describe('openai-responses dialect', () => {
 
   describe('finish reasons', () => {
     it('is stop, raw completed, for response.completed without calls', () => {
-      expect(read([created(), textDelta('x'), completed()]).events).toContainEqual({ type: 'finish', choice: 0, reason: 'stop', raw: 'completed' });
+      expect(read([created(), textDelta('x'), completed()]).events).toContainEqual({
+        type: 'finish',
+        choice: 0,
+        reason: 'stop',
+        raw: 'completed',
+      });
     });
 
     it('is tool_calls, raw completed, for response.completed after a function_call item', () => {
@@ -631,7 +710,10 @@ describe('openai-responses dialect', () => {
     });
 
     it('assembles a truncated reply as length, keeping the text', () => {
-      const result = assembleText(sse(numbered([created(), textDelta('Once upon'), incomplete({ reason: 'max_output_tokens' })])), openaiResponses);
+      const result = assembleText(
+        sse(numbered([created(), textDelta('Once upon'), incomplete({ reason: 'max_output_tokens' })])),
+        openaiResponses,
+      );
       expect(result.completion).toMatchObject({ content: 'Once upon', finishReason: 'length', rawFinishReason: 'max_output_tokens' });
     });
   });
@@ -686,12 +768,29 @@ describe('openai-responses dialect', () => {
         { type: 'response.queued', response: { id: 'resp_1', status: 'queued' } },
         { type: 'response.in_progress', response: { id: 'resp_1', status: 'in_progress' } },
         { type: 'response.output_item.added', output_index: 0, item: { id: 'msg_1', type: 'message', content: [] } },
-        { type: 'response.content_part.added', item_id: 'msg_1', output_index: 0, content_index: 0, part: { type: 'output_text', text: '' } },
+        {
+          type: 'response.content_part.added',
+          item_id: 'msg_1',
+          output_index: 0,
+          content_index: 0,
+          part: { type: 'output_text', text: '' },
+        },
         { ...textDelta('Hi'), obfuscation: 'xYz', novel: { deep: [1] } },
-        { type: 'response.output_text.annotation.added', item_id: 'msg_1', annotation_index: 0, annotation: { type: 'url_citation', url: 'u' } },
+        {
+          type: 'response.output_text.annotation.added',
+          item_id: 'msg_1',
+          annotation_index: 0,
+          annotation: { type: 'url_citation', url: 'u' },
+        },
         { type: 'keepalive' },
         { type: 'response.something_brand_new', delta: 42 },
-        { type: 'response.content_part.done', item_id: 'msg_1', output_index: 0, content_index: 0, part: { type: 'output_text', text: 'Hi' } },
+        {
+          type: 'response.content_part.done',
+          item_id: 'msg_1',
+          output_index: 0,
+          content_index: 0,
+          part: { type: 'output_text', text: 'Hi' },
+        },
         completed(),
       ]);
       const plain = read([created(), textDelta('Hi'), completed()]);
@@ -838,13 +937,17 @@ describe('openai-responses dialect', () => {
     });
 
     it('inside tool arguments: the call so far, incomplete', () => {
-      const cut = cutAt('event: response.function_call_arguments.delta\ndata: {"type":"response.function_call_arguments.delta","sequence_number":20');
+      const cut = cutAt(
+        'event: response.function_call_arguments.delta\ndata: {"type":"response.function_call_arguments.delta","sequence_number":20',
+      );
       const { error } = assembleText(cut, openaiResponses);
       expect(error).toBeInstanceOf(StreamClosedEarlyError);
       expect(error).toMatchObject({
         partial: {
           content: 'Let me check both cities.',
-          toolCalls: [{ index: 0, id: 'call_AB6AaRZ1FYZB2RwS6A5vbdqn', name: 'get_weather', arguments: '{"city":"Paris","unit":"', complete: false }],
+          toolCalls: [
+            { index: 0, id: 'call_AB6AaRZ1FYZB2RwS6A5vbdqn', name: 'get_weather', arguments: '{"city":"Paris","unit":"', complete: false },
+          ],
           finished: false,
         },
       });
@@ -857,7 +960,13 @@ describe('openai-responses dialect', () => {
       expect(error).toMatchObject({
         partial: {
           toolCalls: [
-            { index: 0, id: 'call_AB6AaRZ1FYZB2RwS6A5vbdqn', arguments: PARIS_ARGS, args: { city: 'Paris', unit: 'celsius' }, complete: true },
+            {
+              index: 0,
+              id: 'call_AB6AaRZ1FYZB2RwS6A5vbdqn',
+              arguments: PARIS_ARGS,
+              args: { city: 'Paris', unit: 'celsius' },
+              complete: true,
+            },
             { index: 1, id: 'call_Q6pW65MUgW9vF59BmItYGos3', arguments: TOKYO_ARGS, complete: false },
           ],
         },
@@ -874,7 +983,10 @@ describe('openai-responses dialect', () => {
           id: RESP,
           reasoning: REASONING,
           content: 'Let me check both cities.',
-          toolCalls: [{ index: 0, complete: true }, { index: 1, complete: true }],
+          toolCalls: [
+            { index: 0, complete: true },
+            { index: 1, complete: true },
+          ],
           finishReason: null,
           usage: null,
           finished: false,
@@ -885,7 +997,9 @@ describe('openai-responses dialect', () => {
     it('with no frame at all', () => {
       const { error } = assembleText('', openaiResponses);
       expect(error).toBeInstanceOf(StreamClosedEarlyError);
-      expect((error as Error).message).toBe('the stream ended without response.completed, response.incomplete or response.failed after 0 frames');
+      expect((error as Error).message).toBe(
+        'the stream ended without response.completed, response.incomplete or response.failed after 0 frames',
+      );
     });
   });
 
@@ -923,7 +1037,16 @@ describe('openai-responses dialect', () => {
       testScheduler.run(({ cold, expectObservable }) => {
         const [cr, addA, addB, dA1, dB1, dA2, dB2, doneB, doneA, fin] = framesOf(INTERLEAVED);
         const source = cold<SseFrame>('cabpqrsBAf----|', {
-          c: cr!, a: addA!, b: addB!, p: dA1!, q: dB1!, r: dA2!, s: dB2!, B: doneB!, A: doneA!, f: fin!,
+          c: cr!,
+          a: addA!,
+          b: addB!,
+          p: dA1!,
+          q: dB1!,
+          r: dA2!,
+          s: dB2!,
+          B: doneB!,
+          A: doneA!,
+          f: fin!,
         });
         expectObservable(source.pipe(assembleChunks({ dialect: openaiResponses }))).toBe('Sabpqrs10(FUD)|', {
           S: start,
@@ -970,10 +1093,14 @@ describe('openai-responses dialect', () => {
         const error = new StreamClosedEarlyError(
           'the stream ended without response.completed, response.incomplete or response.failed after 2 frames',
         );
-        expectObservable(source.pipe(assembleChunks({ dialect: openaiResponses }))).toBe('-s-x---#', {
-          s: start,
-          x: { type: 'content', choice: 0, text: 'Hi' },
-        }, error);
+        expectObservable(source.pipe(assembleChunks({ dialect: openaiResponses }))).toBe(
+          '-s-x---#',
+          {
+            s: start,
+            x: { type: 'content', choice: 0, text: 'Hi' },
+          },
+          error,
+        );
         expectSubscriptions(source.subscriptions).toBe('^------!');
       });
     });

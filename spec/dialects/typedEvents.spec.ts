@@ -117,10 +117,7 @@ describe('typedEvents', () => {
 
   describe('events', () => {
     it('makes no event for an empty text delta', () => {
-      expect(read([text(''), DONE]).events).toEqual([
-        { type: 'finish', choice: 0, reason: 'stop', raw: 'stop' },
-        { type: 'done' },
-      ]);
+      expect(read([text(''), DONE]).events).toEqual([{ type: 'finish', choice: 0, reason: 'stop', raw: 'stop' }, { type: 'done' }]);
     });
 
     it('emits no start: the format has no id', () => {
@@ -158,7 +155,12 @@ describe('typedEvents', () => {
     });
 
     it('serializes args sent as an object, and reads absent or null args as ""', () => {
-      const { events } = read([start(0, 'a', 'f'), delta(0, { city: 'Paris' }), delta(0, null), frame({ type: 'tool_call_delta', index: 0 })]);
+      const { events } = read([
+        start(0, 'a', 'f'),
+        delta(0, { city: 'Paris' }),
+        delta(0, null),
+        frame({ type: 'tool_call_delta', index: 0 }),
+      ]);
       expect(events.slice(1)).toEqual([
         { type: 'tool-call-delta', choice: 0, index: 0, arguments: '{"city":"Paris"}' },
         { type: 'tool-call-delta', choice: 0, index: 0, arguments: '' },
@@ -186,11 +188,7 @@ describe('typedEvents', () => {
 
     it('ignores frames after [DONE], unless strict', () => {
       expect(read([text('a'), DONE, text('late'), frame('not json')])).toEqual({
-        events: [
-          { type: 'content', choice: 0, text: 'a' },
-          { type: 'finish', choice: 0, reason: 'stop', raw: 'stop' },
-          { type: 'done' },
-        ],
+        events: [{ type: 'content', choice: 0, text: 'a' }, { type: 'finish', choice: 0, reason: 'stop', raw: 'stop' }, { type: 'done' }],
       });
       const { error } = read([text('a'), DONE, text('late')], { strict: true });
       expect(error).toBeInstanceOf(ProtocolError);
@@ -203,11 +201,19 @@ describe('typedEvents', () => {
       ['a delta for a call never started', [delta(0, '{}')], 'frame 1: tool_call_delta for tool call 0, which never started'],
       ['an end for a call never started', [stop(2)], 'frame 1: tool_call_end for tool call 2, which never started'],
       ['a second start of one index', [start(0, 'a', 'f'), start(0, 'b', 'g')], 'frame 2: tool call 0 started twice'],
-      ['a delta after the call ended', [start(0, 'a', 'f'), stop(0), delta(0, '{}')], 'frame 3: tool_call_delta for tool call 0, which had ended'],
+      [
+        'a delta after the call ended',
+        [start(0, 'a', 'f'), stop(0), delta(0, '{}')],
+        'frame 3: tool_call_delta for tool call 0, which had ended',
+      ],
       ['a second end', [start(0, 'a', 'f'), stop(0), stop(0)], 'frame 3: tool_call_end for tool call 0, which had ended'],
       ['a start without an id', [frame({ type: 'tool_call_start', index: 0, name: 'f' })], 'frame 1: tool_call_start 0: id is missing'],
       ['a start with an empty name', [start(0, 'a', '')], 'frame 1: tool_call_start 0: name is ""'],
-      ['an index that is a string', [frame({ type: 'tool_call_start', index: '0', id: 'a', name: 'f' })], 'frame 1: tool_call_start.index is "0", not a tool-call index'],
+      [
+        'an index that is a string',
+        [frame({ type: 'tool_call_start', index: '0', id: 'a', name: 'f' })],
+        'frame 1: tool_call_start.index is "0", not a tool-call index',
+      ],
       ['a negative index', [start(-1, 'a', 'f')], 'frame 1: tool_call_start.index is -1, not a tool-call index'],
       ['text delta that is a number', [text(5)], 'frame 1: text.delta is 5, not text'],
       ['args that are a number', [start(0, 'a', 'f'), delta(0, 5)], 'frame 2: tool_call_delta 0: args is 5'],
@@ -223,7 +229,13 @@ describe('typedEvents', () => {
 
   describe('provider errors', () => {
     it.each([
-      ['{"type":"error","error":{...}}', frame({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }), 'Overloaded', 'overloaded_error', undefined],
+      [
+        '{"type":"error","error":{...}}',
+        frame({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }),
+        'Overloaded',
+        'overloaded_error',
+        undefined,
+      ],
       ['{"error":{...}}', frame({ error: { message: 'boom', type: 'server_error', code: 503 } }), 'boom', 'server_error', 503],
       ['an event: error frame', frame({ message: 'gone', code: 'E1' }, 'error'), 'gone', undefined, 'E1'],
     ])('is a ProviderError for %s, with message, type and code', (_name, errorFrame, message, type, code) => {
@@ -346,7 +358,11 @@ describe('typedEvents', () => {
           b: text('never'),
         });
         const error = new ProviderError('the provider reported an error at frame 2: Overloaded (overloaded_error)');
-        expectObservable(source.pipe(assembleChunks({ dialect: typedEvents }))).toBe('-a--#', { a: { type: 'content', choice: 0, text: 'x' } }, error);
+        expectObservable(source.pipe(assembleChunks({ dialect: typedEvents }))).toBe(
+          '-a--#',
+          { a: { type: 'content', choice: 0, text: 'x' } },
+          error,
+        );
         expectSubscriptions(source.subscriptions).toBe('^---!');
       });
     });
@@ -368,7 +384,11 @@ describe('typedEvents', () => {
       testScheduler.run(({ cold, expectObservable }) => {
         const source = cold<SseFrame>('-t---|', { t: text('x') });
         const error = new StreamClosedEarlyError('the stream ended without [DONE] after 1 frame');
-        expectObservable(source.pipe(assembleChunks({ dialect: typedEvents }))).toBe('-t---#', { t: { type: 'content', choice: 0, text: 'x' } }, error);
+        expectObservable(source.pipe(assembleChunks({ dialect: typedEvents }))).toBe(
+          '-t---#',
+          { t: { type: 'content', choice: 0, text: 'x' } },
+          error,
+        );
       });
     });
   });

@@ -38,7 +38,14 @@ async function launchBrowser(): Promise<Browser> {
     return await chromium.launch({
       executablePath: path,
       headless: true, // playwright passes `--headless` (and the switches that go with it) itself
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
     });
   } catch (error) {
     throw new Error(`could not launch Chromium at ${path} (from ${source})`, { cause: error });
@@ -157,7 +164,9 @@ describe('the browser example', () => {
       // Progressively: one render per event, and the answer was seen growing (usually in its three
       // pieces, "Let me", " check both", " cities.": more than one state, each a prefix of the next).
       expect(shown.renders).toBeGreaterThan(1);
-      const contentSeen = (await page.evaluate(() => (window as unknown as { contentSeen: string[] }).contentSeen)).filter((text) => text !== '');
+      const contentSeen = (await page.evaluate(() => (window as unknown as { contentSeen: string[] }).contentSeen)).filter(
+        (text) => text !== '',
+      );
       expect(contentSeen.length).toBeGreaterThan(1);
       for (let i = 1; i < contentSeen.length; i++) {
         expect(contentSeen[i]!.slice(0, contentSeen[i - 1]!.length)).toBe(contentSeen[i - 1]);
@@ -201,16 +210,22 @@ describe('the browser example', () => {
 });
 
 // No browser here: this runs (and fails on its own) whether or not a Chromium can be launched.
-describe('the browser example\'s static server', () => {
+describe("the browser example's static server", () => {
   beforeAll(startSite, 120_000);
   afterAll(stopSite);
 
-  it('the static server serves the example\'s folders and nothing else of the repository', async () => {
+  it("the static server serves the example's folders and nothing else of the repository", async () => {
     const status = async (path: string): Promise<number> => (await fetch(`${site!.url}${path}`)).status;
     expect(await status('/examples/browser/app.js')).toBe(200);
     expect(await status('/dist/esm/index.js')).toBe(200);
     expect(await status('/node_modules/rxjs/dist/esm/index.js')).toBe(200);
-    for (const path of ['/package.json', '/src/index.ts', '/node_modules/jest/package.json', '/examples/%2e%2e/package.json', '/dist/../package.json']) {
+    for (const path of [
+      '/package.json',
+      '/src/index.ts',
+      '/node_modules/jest/package.json',
+      '/examples/%2e%2e/package.json',
+      '/dist/../package.json',
+    ]) {
       expect([path, await status(path)]).toEqual([path, 404]);
     }
   });

@@ -149,46 +149,57 @@ describe('the NestJS example: an @Sse() endpoint in front of an upstream LLM ser
         ),
       );
 
-    it('an error status: a ProviderError event with the status, as the only event of a 200 response, rebuilt as a ProviderError', async () => {
-      const { response, frames } = await chat('recording=openai/text.sse&status=500');
-      expect(response.status).toBe(200);
-      expect(frames).toEqual([
-        {
-          event: 'error',
-          id: '1',
-          data: JSON.stringify({
-            name: 'ProviderError',
-            reason: 'http-status',
-            message: 'the provider answered HTTP 500: replayed error 500',
-            status: 500,
-            type: 'replay_error',
-            code: 500,
-          }),
-        },
-      ]);
-      const { values, error } = await clientOutcome('recording=openai/text.sse&status=500');
-      expect(values).toEqual([]);
-      expect(error).toBeInstanceOf(ProviderError);
-      expect(error).toMatchObject({ message: 'the provider answered HTTP 500: replayed error 500', status: 500, type: 'replay_error', code: 500 });
-    });
+    it(
+      'an error status: a ProviderError event with the status, as ' + 'the only event of a 200 response, rebuilt as a ProviderError',
+      async () => {
+        const { response, frames } = await chat('recording=openai/text.sse&status=500');
+        expect(response.status).toBe(200);
+        expect(frames).toEqual([
+          {
+            event: 'error',
+            id: '1',
+            data: JSON.stringify({
+              name: 'ProviderError',
+              reason: 'http-status',
+              message: 'the provider answered HTTP 500: replayed error 500',
+              status: 500,
+              type: 'replay_error',
+              code: 500,
+            }),
+          },
+        ]);
+        const { values, error } = await clientOutcome('recording=openai/text.sse&status=500');
+        expect(values).toEqual([]);
+        expect(error).toBeInstanceOf(ProviderError);
+        expect(error).toMatchObject({
+          message: 'the provider answered HTTP 500: replayed error 500',
+          status: 500,
+          type: 'replay_error',
+          code: 500,
+        });
+      },
+    );
 
-    it('a reply cut off before its end: a StreamClosedEarlyError event, rebuilt by the client as that class with the text that arrived', async () => {
-      const { frames } = await chat('recording=openai/text.sse&truncate=1500');
-      const last = frames[frames.length - 1]!;
-      expect(last.event).toBe('error');
-      expect(last.id).toBe(String(frames.length)); // numbered after the events before it
-      expect((JSON.parse(last.data) as { name: string }).name).toBe('StreamClosedEarlyError');
-      const events = chatEventsOf(frames);
-      expect(events.length).toBe(frames.length - 1);
-      const text = events.map((event) => (event.type === 'content' ? event.text : '')).join('');
-      expect(text).not.toBe('');
-      const { error } = await clientOutcome('recording=openai/text.sse&truncate=1500');
-      expect(error).toBeInstanceOf(StreamClosedEarlyError);
-      expect(isCompletionSnapshot((error as StreamClosedEarlyError).partial)).toBe(true);
-      expect(((error as StreamClosedEarlyError).partial as CompletionSnapshot).content).toBe(text);
-    });
+    it(
+      'a reply cut off before its end: a StreamClosedEarlyError event,' + ' rebuilt by the client as that class with the text that arrived',
+      async () => {
+        const { frames } = await chat('recording=openai/text.sse&truncate=1500');
+        const last = frames[frames.length - 1]!;
+        expect(last.event).toBe('error');
+        expect(last.id).toBe(String(frames.length)); // numbered after the events before it
+        expect((JSON.parse(last.data) as { name: string }).name).toBe('StreamClosedEarlyError');
+        const events = chatEventsOf(frames);
+        expect(events.length).toBe(frames.length - 1);
+        const text = events.map((event) => (event.type === 'content' ? event.text : '')).join('');
+        expect(text).not.toBe('');
+        const { error } = await clientOutcome('recording=openai/text.sse&truncate=1500');
+        expect(error).toBeInstanceOf(StreamClosedEarlyError);
+        expect(isCompletionSnapshot((error as StreamClosedEarlyError).partial)).toBe(true);
+        expect(((error as StreamClosedEarlyError).partial as CompletionSnapshot).content).toBe(text);
+      },
+    );
 
-    it("an upstream connection reset mid-event: the client rebuilds the StreamClosedEarlyError with what arrived", async () => {
+    it('an upstream connection reset mid-event: the client rebuilds the StreamClosedEarlyError with what arrived', async () => {
       const { error } = await clientOutcome('recording=openai/text.sse&chunk=700&delay=30&reset=1000');
       expect(error).toBeInstanceOf(StreamClosedEarlyError);
       expect((error as Error).message).toMatch(/^the connection failed after 1000 bytes in 2 chunks: terminated/);
@@ -208,7 +219,11 @@ describe('the NestJS example: an @Sse() endpoint in front of an upstream LLM ser
           {
             event: 'error',
             id: '1',
-            data: JSON.stringify({ name: 'StreamClosedEarlyError', reason: 'transport', message: 'the stream failed on the server before its end' }),
+            data: JSON.stringify({
+              name: 'StreamClosedEarlyError',
+              reason: 'transport',
+              message: 'the stream failed on the server before its end',
+            }),
           },
         ]);
         const { error } = await clientOutcome('recording=openai/text.sse', other.url);

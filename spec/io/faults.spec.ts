@@ -41,7 +41,10 @@ const eventEnds = blocks.map((_, i) => Buffer.byteLength(blocks.slice(0, i + 1).
 const textOfFirst = (events: number): string =>
   blocks
     .slice(0, events)
-    .map((block) => (JSON.parse(block.slice('data: '.length)) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? '')
+    .map(
+      (block) =>
+        (JSON.parse(block.slice('data: '.length)) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? '',
+    )
     .join('');
 
 // Four whole events in one write, then 100 bytes of the fifth, then the connection fails.
@@ -57,7 +60,10 @@ const httpGet = (url: string): Promise<IncomingMessage> => new Promise((resolve,
 /** The three ways to read a body in Node that the library takes, each from a URL. */
 const paths: ReadonlyArray<readonly [string, (url: string, options?: { idleTimeout: number }) => Promise<Observable<Uint8Array>>]> = [
   ['fromResponse over fetch', async (url, options) => fromResponse(await fetch(url), options)],
-  ['fromFetch with fromResponse as selector', async (url, options) => fromFetch(url, { selector: (response) => fromResponse(response, options) })],
+  [
+    'fromFetch with fromResponse as selector',
+    async (url, options) => fromFetch(url, { selector: (response) => fromResponse(response, options) }),
+  ],
   ['fromReadableStream over an http.IncomingMessage', async (url, options) => fromReadableStream(await httpGet(url), options)],
 ];
 
@@ -77,7 +83,8 @@ function requestFor(path: string): ReplayedRequest {
 
 describe.each(paths)('%s', (name, open) => {
   it.each(['reset', 'drop'] as const)(
-    'a connection %s after four events and part of a fifth: StreamClosedEarlyError, the platform error as cause, the four events as partial',
+    'a connection %s after four events and part of a fifth: StreamClosedEarlyError,' +
+      ' the platform error as cause, the four events as partial',
     async (fault) => {
       const { values, error } = await collect((await open(`${server.url}${recording}?${fourAndAPart(fault)}`)).pipe(completion));
       expect(values).toEqual([]);
@@ -92,17 +99,21 @@ describe.each(paths)('%s', (name, open) => {
     },
   );
 
-  it('a server that sends two events and then nothing: StreamIdleError after idleTimeout, with the two as partial, and the connection closed', async () => {
-    const startedAt = performance.now();
-    const { error } = await collect((await open(`${server.url}${recording}?${twoThenSilence}`, { idleTimeout: 300 })).pipe(completion));
-    expect(performance.now() - startedAt).toBeGreaterThanOrEqual(290);
-    expect(error).toBeInstanceOf(StreamIdleError);
-    expect((error as Error).message).toBe(`the body was silent for 300 ms after ${eventEnds[1]} bytes in 1 chunk`);
-    const partial = (error as StreamIdleError).partial;
-    expect(isCompletionSnapshot(partial) && partial.content).toBe(textOfFirst(2));
-    await requestFor(recording).closed; // the source let the connection go: the server saw it close
-    expect(requestFor(recording).finished).toBe(false);
-  });
+  it(
+    'a server that sends two events and then nothing: StreamIdleError ' +
+      'after idleTimeout, with the two as partial, and the connection closed',
+    async () => {
+      const startedAt = performance.now();
+      const { error } = await collect((await open(`${server.url}${recording}?${twoThenSilence}`, { idleTimeout: 300 })).pipe(completion));
+      expect(performance.now() - startedAt).toBeGreaterThanOrEqual(290);
+      expect(error).toBeInstanceOf(StreamIdleError);
+      expect((error as Error).message).toBe(`the body was silent for 300 ms after ${eventEnds[1]} bytes in 1 chunk`);
+      const partial = (error as StreamIdleError).partial;
+      expect(isCompletionSnapshot(partial) && partial.content).toBe(textOfFirst(2));
+      await requestFor(recording).closed; // the source let the connection go: the server saw it close
+      expect(requestFor(recording).finished).toBe(false);
+    },
+  );
 
   it("the user's own unsubscribe mid-stream is silent: no error, no completion, and the connection closes", async () => {
     const source = (await open(`${server.url}${recording}?${twoThenSilence}`)).pipe(decodeUtf8(), sseFrames(), assembleChunks());
@@ -125,29 +136,40 @@ describe.each(paths)('%s', (name, open) => {
 });
 
 describe('an error answer on paths other than fetch', () => {
-  it('fromReadableStream over an http.IncomingMessage with a 429 JSON body: ProviderError with status, message, type and code', async () => {
-    const { error } = await collect(fromReadableStream(await httpGet(`${server.url}${recording}?status=429`)).pipe(completion));
-    expect(error).toBeInstanceOf(ProviderError);
-    expect(error).toMatchObject({
-      message: 'the provider answered HTTP 429: replayed error 429',
-      status: 429,
-      type: 'replay_error',
-      code: 429,
-      body: { error: { message: 'replayed error 429', type: 'replay_error', code: 429 } },
-    });
-  });
+  it(
+    'fromReadableStream over an http.IncomingMessage with a 429 ' + 'JSON body: ProviderError with status, message, type and code',
+    async () => {
+      const { error } = await collect(fromReadableStream(await httpGet(`${server.url}${recording}?status=429`)).pipe(completion));
+      expect(error).toBeInstanceOf(ProviderError);
+      expect(error).toMatchObject({
+        message: 'the provider answered HTTP 429: replayed error 429',
+        status: 429,
+        type: 'replay_error',
+        code: 429,
+        body: { error: { message: 'replayed error 429', type: 'replay_error', code: 429 } },
+      });
+    },
+  );
 
-  it('fromReadableStream over an http.IncomingMessage of an HTML page with status 200: ProtocolError naming the type, the connection released', async () => {
-    const { error } = await collect(fromReadableStream(await httpGet(`${server.url}/real/openai-text.sse?type=text/html&chunk=64&stall=640`)).pipe(completion));
-    expect(error).toBeInstanceOf(ProtocolError);
-    expect((error as Error).message).toBe(
-      'expected a streamed body (text/event-stream, application/x-ndjson, application/ndjson, application/jsonl), got text/html',
-    );
-    await requestFor('/real/openai-text.sse').closed; // not left open behind the error
-  });
+  it(
+    'fromReadableStream over an http.IncomingMessage of an HTML page with ' +
+      'status 200: ProtocolError naming the type, the connection released',
+    async () => {
+      const { error } = await collect(
+        fromReadableStream(await httpGet(`${server.url}/real/openai-text.sse?type=text/html&chunk=64&stall=640`)).pipe(completion),
+      );
+      expect(error).toBeInstanceOf(ProtocolError);
+      expect((error as Error).message).toBe(
+        'expected a streamed body (text/event-stream, application/x-ndjson, application/ndjson, application/jsonl), got text/html',
+      );
+      await requestFor('/real/openai-text.sse').closed; // not left open behind the error
+    },
+  );
 
   it('the same IncomingMessage checks can be relaxed with contentTypes', async () => {
-    const { values } = await collect(fromReadableStream(await httpGet(`${server.url}${recording}?type=text/plain`), { contentTypes: ['text/plain'] }).pipe(completion));
+    const { values } = await collect(
+      fromReadableStream(await httpGet(`${server.url}${recording}?type=text/plain`), { contentTypes: ['text/plain'] }).pipe(completion),
+    );
     expect(values[0]?.content).toBe(textOfFirst(blocks.length - 1));
   });
 });
@@ -186,14 +208,19 @@ describe('the default idle timeout, in virtual time', () => {
     expect(() => fromReadableStream(new ReadableStream<Uint8Array>(), { idleTimeout: 0 })).toThrow(
       'fromReadableStream: idleTimeout must be a positive number of milliseconds or false, got 0',
     );
-    expect(() => fromResponse(new Response('x'), { idleTimeout: -5 })).toThrow('fromResponse: idleTimeout must be a positive number of milliseconds or false, got -5');
+    expect(() => fromResponse(new Response('x'), { idleTimeout: -5 })).toThrow(
+      'fromResponse: idleTimeout must be a positive number of milliseconds or false, got -5',
+    );
   });
 });
 
 describe("Angular's HttpClient (withFetch), through the README's recipe, in a child process", () => {
   const run = promisify(execFile);
   /** What the Angular client script reports for `url`. */
-  const angular = async (url: string, idleMs?: number): Promise<{ error?: Record<string, unknown>; content: string | null; snapshots: number }> => {
+  const angular = async (
+    url: string,
+    idleMs?: number,
+  ): Promise<{ error?: Record<string, unknown>; content: string | null; snapshots: number }> => {
     const args = [join(root, 'spec', 'support', 'angularClient.mjs'), url, ...(idleMs === undefined ? [] : [String(idleMs)])];
     const { stdout } = await run(process.execPath, args, { cwd: root });
     return JSON.parse(stdout.trim().split('\n').at(-1)!);
@@ -205,21 +232,28 @@ describe("Angular's HttpClient (withFetch), through the README's recipe, in a ch
     expect(outcome.snapshots).toBeGreaterThan(1);
   });
 
-  it("a reset after four events and part of a fifth: StreamClosedEarlyError, Angular's status-0 HttpErrorResponse as cause, the four as partial", async () => {
-    const outcome = await angular(`${server.url}${recording}?${fourAndAPart('reset')}`);
-    expect(outcome.error).toMatchObject({
-      name: 'StreamClosedEarlyError',
-      partialContent: textOfFirst(4),
-      cause: { name: 'HttpErrorResponse', status: 0, error: 'terminated' },
-    });
-    expect(outcome.error!['message']).toMatch(/^the transcript's source failed after \d+ characters: terminated/);
-  });
+  it(
+    'a reset after four events and part of a fifth: StreamClosedEarlyError,' +
+      " Angular's status-0 HttpErrorResponse as cause, the four as partial",
+    async () => {
+      const outcome = await angular(`${server.url}${recording}?${fourAndAPart('reset')}`);
+      expect(outcome.error).toMatchObject({
+        name: 'StreamClosedEarlyError',
+        partialContent: textOfFirst(4),
+        cause: { name: 'HttpErrorResponse', status: 0, error: 'terminated' },
+      });
+      expect(outcome.error!['message']).toMatch(/^the transcript's source failed after \d+ characters: terminated/);
+    },
+  );
 
-  it('a server that sends two events and then nothing: StreamIdleError from idleTimeout() on the text, with the two as partial', async () => {
-    const outcome = await angular(`${server.url}${recording}?${twoThenSilence}`, 300);
-    expect(outcome.error).toMatchObject({ name: 'StreamIdleError', partialContent: textOfFirst(2) });
-    expect(outcome.error!['message']).toMatch(/^the stream was idle for 300 ms after \d+ values?$/);
-  });
+  it(
+    'a server that sends two events and then nothing: StreamIdleError ' + 'from idleTimeout() on the text, with the two as partial',
+    async () => {
+      const outcome = await angular(`${server.url}${recording}?${twoThenSilence}`, 300);
+      expect(outcome.error).toMatchObject({ name: 'StreamIdleError', partialContent: textOfFirst(2) });
+      expect(outcome.error!['message']).toMatch(/^the stream was idle for 300 ms after \d+ values?$/);
+    },
+  );
 
   it('an error status: ProviderError with the status and the provider message', async () => {
     const outcome = await angular(`${server.url}${recording}?status=429`);

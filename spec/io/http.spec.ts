@@ -43,9 +43,8 @@ function closedWithin(request: ReplayedRequest, ms: number): Promise<number> {
 /** Subscribes, waits for the first chunk, and returns the subscription. */
 function subscribeUntilFirstChunk(source: Observable<Uint8Array>): Promise<Subscription> {
   return new Promise((resolve, reject) => {
-    let subscription: Subscription | undefined;
     let resolved = false;
-    subscription = source.subscribe({
+    const subscription: Subscription = source.subscribe({
       next: () => {
         if (!resolved) {
           resolved = true;

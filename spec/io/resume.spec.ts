@@ -21,8 +21,11 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const expectedCompletion = (path: string): Completion =>
-  (JSON.parse(readFileSync(join(__dirname, '..', '..', 'marbles', path.replace(/\.sse$/, '.expected.json')), 'utf8')) as { completion: Completion })
-    .completion;
+  (
+    JSON.parse(readFileSync(join(__dirname, '..', '..', 'marbles', path.replace(/\.sse$/, '.expected.json')), 'utf8')) as {
+      completion: Completion;
+    }
+  ).completion;
 
 /** The connection of the README recipe: the last event id travels in a `Last-Event-ID` header. */
 const connectTo =
@@ -47,7 +50,11 @@ describe('the replay server with ids=1', () => {
 
   it('numbers each event that has data, leaves comment blocks unnumbered, and starts with the retry block', async () => {
     const text = await body('ids=1&retry=250');
-    expect(text.startsWith('retry: 250\n\n: keep-alive\n\nid: 1\ndata: {"type": "text", "delta": "Café ☕ "}\r\n\r\nid: 2\ndata: {"type": "tool_call_start"')).toBe(true);
+    expect(
+      text.startsWith(
+        'retry: 250\n\n: keep-alive\n\nid: 1\ndata: {"type": "text", "delta": "Café ☕ "}\r\n\r\nid: 2\ndata: {"type": "tool_call_start"',
+      ),
+    ).toBe(true);
     expect(text.endsWith('\r\n\r\nid: 10\nevent: done\ndata: [DONE]\n\n')).toBe(true);
     expect(text.match(/^id: /gm)).toHaveLength(10);
   });

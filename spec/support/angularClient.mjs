@@ -27,7 +27,9 @@ const http = injector.get(HttpClient);
 let snapshots = 0;
 let last;
 const describeCause = (cause) =>
-  cause === undefined ? undefined : { name: cause.name, status: cause.status, message: cause.message, error: cause.error?.message ?? cause.error };
+  cause === undefined
+    ? undefined
+    : { name: cause.name, status: cause.status, message: cause.message, error: cause.error?.message ?? cause.error };
 http
   .post(url, JSON.stringify({ stream: true }), { observe: 'events', responseType: 'text', reportProgress: true })
   .pipe(
@@ -50,7 +52,13 @@ http
         JSON.stringify({
           snapshots,
           content: last?.content ?? null,
-          error: { name: error.name, message: error.message, partialContent: partial?.content ?? null, status: error.status, cause: describeCause(error.cause) },
+          error: {
+            name: error.name,
+            message: error.message,
+            partialContent: partial?.content ?? null,
+            status: error.status,
+            cause: describeCause(error.cause),
+          },
         }),
       );
       injector.destroy();

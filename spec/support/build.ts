@@ -29,6 +29,6 @@ export function buildIfStale(): void {
     execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'pipe' });
   } catch (error) {
     const { stdout, stderr } = error as { stdout?: Buffer; stderr?: Buffer };
-    throw new Error(`the build failed:\n${stdout?.toString() ?? ''}${stderr?.toString() ?? ''}`);
+    throw new Error(`the build failed:\n${stdout?.toString() ?? ''}${stderr?.toString() ?? ''}`, { cause: error });
   }
 }

@@ -13,10 +13,7 @@ export function textChunksOf(text: string, size: number): string[] {
 }
 
 /** Splits a sequence at the given (sorted, in-range) cut points. */
-export function splitAt<T extends { slice(start: number, end?: number): T; length: number }>(
-  whole: T,
-  cuts: readonly number[],
-): T[] {
+export function splitAt<T extends { slice(start: number, end?: number): T; length: number }>(whole: T, cuts: readonly number[]): T[] {
   const points = [...new Set(cuts)].filter((cut) => cut > 0 && cut < whole.length).sort((a, b) => a - b);
   const pieces: T[] = [];
   let start = 0;

@@ -126,16 +126,25 @@ async function serveFile(root: string, url: URL, request: IncomingMessage, respo
     return;
   }
   if (request.method === 'HEAD') response.end();
-  else createReadStream(file).on('error', () => response.destroy()).pipe(response);
+  else
+    createReadStream(file)
+      .on('error', () => response.destroy())
+      .pipe(response);
 }
 
 // By hand, after `npm run build`, with the replay server from the CommonJS build:
 //   npx ts-node -T -O '{"module":"commonjs","rootDir":"."}' spec/support/staticServer.ts
 if (require.main === module) {
+  // The built file, by `require`: it ships no types, and ts-node cannot load the sources' `.js` imports.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { startReplayServer } = require('../../dist/cjs/cli/replayServer.js') as typeof import('../../src/cli/replayServer');
   void (async () => {
     const replay = await startReplayServer();
-    const site = await startStaticServer({ root: join(__dirname, '..', '..'), replayUrl: replay.url, port: Number(process.env['PORT'] ?? 0) });
+    const site = await startStaticServer({
+      root: join(__dirname, '..', '..'),
+      replayUrl: replay.url,
+      port: Number(process.env['PORT'] ?? 0),
+    });
     process.stdout.write(`open ${site.url}/examples/browser/?recording=/dialects/llamacpp-chat.sse&chunk=7&delay=20\n`);
   })();
 }

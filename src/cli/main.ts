@@ -66,7 +66,9 @@ export async function main(argv: readonly string[], output: CliOutput): Promise<
   try {
     return await dispatch(argv, output);
   } catch (error) {
-    output.err(error instanceof UsageError ? `${error.message}\n${error.usage}` : `${error instanceof Error ? error.message : String(error)}\n`);
+    output.err(
+      error instanceof UsageError ? `${error.message}\n${error.usage}` : `${error instanceof Error ? error.message : String(error)}\n`,
+    );
     return 2;
   }
 }

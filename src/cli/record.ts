@@ -52,7 +52,8 @@ export const RECORD_USAGE = `  rxjs-llm-stream record <url> --out FILE [--method
  *
  * @example
  * ```ts
- * parseRecordArguments(['https://api.openai.com/v1/chat/completions', '--out', 'reply.rec.jsonl', '-H', 'authorization: Bearer sk-…', '--data', body]);
+ * const url = 'https://api.openai.com/v1/chat/completions';
+ * parseRecordArguments([url, '--out', 'reply.rec.jsonl', '-H', 'authorization: Bearer sk-…', '--data', body]);
  * // { url, out: 'reply.rec.jsonl', headers: [['authorization', 'Bearer sk-…']], data: body, json: false }
  * ```
  */
@@ -176,6 +177,9 @@ export async function record(url: string, options: RecordOptions): Promise<numbe
   } finally {
     await writeFile(options.out, serializeRecording(recording));
   }
-  log(`recorded ${recording.chunks.length} chunk${recording.chunks.length === 1 ? '' : 's'} (${recording.byteLength} bytes) to ${options.out}\n`);
+  log(
+    `recorded ${recording.chunks.length} chunk${recording.chunks.length === 1 ? '' : 's'} ` +
+      `(${recording.byteLength} bytes) to ${options.out}\n`,
+  );
   return code;
 }

@@ -78,16 +78,14 @@ function briefly(partial: CompletionSnapshot | undefined): unknown {
 export function replayBytes(bytes: Uint8Array, options: Pick<ReplayOptions, 'chunkSize' | 'maxDelayMs' | 'seed'>): Observable<Uint8Array> {
   const next = random(options.seed ?? 1);
   const pieces: Uint8Array[] = [];
-  for (let start = 0; start < bytes.length; ) {
+  for (let start = 0; start < bytes.length;) {
     const size = options.chunkSize ?? 1 + Math.floor(next() * 24);
     pieces.push(bytes.subarray(start, start + size));
     start += size;
   }
   const maxDelay = options.maxDelayMs ?? 0;
   const source = from(pieces);
-  return maxDelay === 0
-    ? source
-    : source.pipe(concatMap((piece) => of(piece).pipe(delay(Math.floor(next() * maxDelay)))));
+  return maxDelay === 0 ? source : source.pipe(concatMap((piece) => of(piece).pipe(delay(Math.floor(next() * maxDelay)))));
 }
 
 /**
@@ -152,7 +150,11 @@ export async function replay(bytes: Uint8Array, options: ReplayOptions): Promise
   }
   const framing = options.framing ?? (options.fileName !== undefined && /\.(ndjson|jsonl)$/i.test(options.fileName) ? 'ndjson' : 'sse');
   const notAStream = framing === 'sse' ? whatIsNotAStream(new TextDecoder().decode(bytes)) : undefined;
-  if (notAStream !== undefined) return render(throwError(() => notAStream), { ...options, framing });
+  if (notAStream !== undefined)
+    return render(
+      throwError(() => notAStream),
+      { ...options, framing },
+    );
   return render(replayBytes(bytes, options), { ...options, framing });
 }
 
@@ -179,14 +181,19 @@ export function whatIsNotAStream(text: string): Error | undefined {
     try {
       const value: unknown = JSON.parse(body);
       const what = isJsonObject(value) ? 'a JSON object' : Array.isArray(value) ? 'a JSON array' : 'JSON';
-      return new ProtocolError(`the input is ${what}, not an event stream (a reply to a request without "stream": true?)`, { reason: 'unknown-format' });
+      return new ProtocolError(`the input is ${what}, not an event stream (a reply to a request without "stream": true?)`, {
+        reason: 'unknown-format',
+      });
     } catch {
       // not JSON either: described below
     }
   }
-  return new ProtocolError(`the input is not an event stream: no line of it is an event-stream field (${JSON.stringify(body.slice(0, 60))})`, {
-    reason: 'unknown-format',
-  });
+  return new ProtocolError(
+    `the input is not an event stream: no line of it is an event-stream field (${JSON.stringify(body.slice(0, 60))})`,
+    {
+      reason: 'unknown-format',
+    },
+  );
 }
 
 /** Runs any byte stream (a recording, an HTTP body) through the pipeline and prints it as `replay` does. */

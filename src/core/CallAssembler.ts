@@ -119,7 +119,13 @@ export class CallAssembler {
   }
 
   /** Adds a fragment to its call, opening the call at its first fragment. */
-  addFragment(fragment: { readonly choice: number; readonly index: number; readonly id?: string; readonly name?: string; readonly arguments: string }): CallState {
+  addFragment(fragment: {
+    readonly choice: number;
+    readonly index: number;
+    readonly id?: string;
+    readonly name?: string;
+    readonly arguments: string;
+  }): CallState {
     const calls = this.choice(fragment.choice);
     let call = calls.byIndex.get(fragment.index);
     if (call === undefined) {

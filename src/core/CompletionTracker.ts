@@ -1,14 +1,5 @@
 import { StreamClosedEarlyError } from '../errors.js';
-import {
-  ChatEvent,
-  ChoiceSnapshot,
-  Completion,
-  CompletionChoice,
-  CompletionSnapshot,
-  FinishReason,
-  Timings,
-  Usage,
-} from '../events.js';
+import { ChatEvent, ChoiceSnapshot, Completion, CompletionChoice, CompletionSnapshot, FinishReason, Timings, Usage } from '../events.js';
 import { mergeUsage } from '../internal/mergeUsage.js';
 import { TextBuilder } from '../internal/TextBuilder.js';
 import { CallAssembler, ChoiceCalls } from './CallAssembler.js';

@@ -116,7 +116,10 @@ export class JsonTemplateParser {
    * template captures), so that a stream without repeating shapes costs about what `JSON.parse` does.
    */
   private learning(): boolean {
-    return this.learnFailures < MAX_LEARN_FAILURES && (this.learned < MIN_LEARNED_BEFORE_JUDGING || this.hits >= this.learned * HITS_PER_TEMPLATE);
+    return (
+      this.learnFailures < MAX_LEARN_FAILURES &&
+      (this.learned < MIN_LEARNED_BEFORE_JUDGING || this.hits >= this.learned * HITS_PER_TEMPLATE)
+    );
   }
 
   /** The template's value with the holes of `text` filled in, or MISS when `text` does not fit it. */

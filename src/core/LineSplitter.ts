@@ -94,7 +94,8 @@ export class LineSplitter {
       }
       position = lineEnd + 1;
       if (text.charCodeAt(lineEnd) === CR) {
-        if (position === length) this.skipLeadingLineFeed = true; // CR ends the chunk: LF may follow
+        if (position === length)
+          this.skipLeadingLineFeed = true; // CR ends the chunk: LF may follow
         else if (text.charCodeAt(position) === LF) position++;
       }
       this.lineCount++;

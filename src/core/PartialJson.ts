@@ -37,8 +37,9 @@ const BACKSLASH = 0x5c;
  *
  * - **Built in place.** The root object or array is created once and updated as text arrives; each
  *   character is examined once (one that ends a number, twice) and never re-read with later pieces,
- *   so a whole value costs time linear in its length, however it is cut. Consumers must not mutate the value, and must expect it to change under them: copy it
- *   (`structuredClone`) to keep a snapshot, and do not rely on its identity to detect changes.
+ *   so a whole value costs time linear in its length, however it is cut. Consumers must not mutate
+ *   the value, and must expect it to change under them: copy it (`structuredClone`) to keep a
+ *   snapshot, and do not rely on its identity to detect changes.
  * - **Strings** appear at their opening quote, as `''`, and grow as their text arrives (an escape
  *   appears once whole).
  * - **Numbers** appear once complete: when the character after them arrives (`,`, `]`, `}`,

@@ -90,10 +90,10 @@ export class SseParser {
       (line) => this.readLine(line),
       this.maxEventSize,
       (line) =>
-        new ProtocolError(
-          `line too large: more than ${this.maxEventSize} characters at line ${line} (event ${this.eventCount + 1})`,
-          { reason: 'too-large', position: { line, event: this.eventCount + 1 } },
-        ),
+        new ProtocolError(`line too large: more than ${this.maxEventSize} characters at line ${line} (event ${this.eventCount + 1})`, {
+          reason: 'too-large',
+          position: { line, event: this.eventCount + 1 },
+        }),
     );
   }
 
@@ -114,10 +114,11 @@ export class SseParser {
       const line = this.lines.lineCount + 1;
       const errorBody = jsonErrorObject(this.lines.pendingLine);
       if (errorBody !== undefined) throw providerErrorFromBody(errorBody, { position: { line, event: this.eventCount + 1 } });
-      throw new StreamClosedEarlyError(
-        `the stream ended mid-line: line ${line} (event ${this.eventCount + 1}) has no line end`,
-        { reason: 'mid-line', position: { line, event: this.eventCount + 1 }, partial: this.partial() },
-      );
+      throw new StreamClosedEarlyError(`the stream ended mid-line: line ${line} (event ${this.eventCount + 1}) has no line end`, {
+        reason: 'mid-line',
+        position: { line, event: this.eventCount + 1 },
+        partial: this.partial(),
+      });
     }
     if (this.firstData !== undefined) {
       if (this.requireBlankLineAtEnd) {
@@ -180,10 +181,10 @@ export class SseParser {
     }
     if (this.dataLength > this.maxEventSize) {
       const line = this.lines.lineCount;
-      throw new ProtocolError(
-        `event too large: more than ${this.maxEventSize} characters at line ${line} (event ${this.eventCount + 1})`,
-        { reason: 'too-large', position: { line, event: this.eventCount + 1 } },
-      );
+      throw new ProtocolError(`event too large: more than ${this.maxEventSize} characters at line ${line} (event ${this.eventCount + 1})`, {
+        reason: 'too-large',
+        position: { line, event: this.eventCount + 1 },
+      });
     }
   }
 

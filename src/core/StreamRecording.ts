@@ -17,7 +17,11 @@ export function isCredentialHeader(name: string): boolean {
   return CREDENTIAL_HEADER.test(name);
 }
 
-const CREDENTIAL_HEADER = /^(set-cookie2?|cookie|authorization|proxy-authorization|x-amz-security-token)$|api-?key|secret|password|passwd|credential|session|(^|-)(auth-)?token$/i;
+const CREDENTIAL_HEADER = new RegExp(
+  '^(set-cookie2?|cookie|authorization|proxy-authorization|x-amz-security-token)$' +
+    '|api-?key|secret|password|passwd|credential|session|(^|-)(auth-)?token$',
+  'i',
+);
 
 /**
  * The raw pieces of one streamed body, as they arrived: each chunk's bytes and its arrival time.

@@ -258,7 +258,6 @@ function splitsSurrogatePair(text: string, n: number): boolean {
   return n > 0 && n < text.length && isHighSurrogate(text.charCodeAt(n - 1)) && isLowSurrogate(text.charCodeAt(n));
 }
 
-
 /**
  * Where the valid sequence that is still open at offset `n` of `bytes` starts, or `n` when none is
  * open (the bytes before `n` end a character, or a sequence already broken). Looks back three bytes

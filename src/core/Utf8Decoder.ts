@@ -105,10 +105,10 @@ export class Utf8Decoder {
     }
     if (rest !== '') {
       const start = this.byteCount - Math.max(this.tail().length, 1);
-      throw new StreamClosedEarlyError(
-        `the bytes ended mid-character: an incomplete UTF-8 sequence starts at byte offset ${start}`,
-        { reason: 'mid-character', position: { byteOffset: start } },
-      );
+      throw new StreamClosedEarlyError(`the bytes ended mid-character: an incomplete UTF-8 sequence starts at byte offset ${start}`, {
+        reason: 'mid-character',
+        position: { byteOffset: start },
+      });
     }
   }
 

@@ -29,7 +29,7 @@ export function encodeBase64(bytes: Uint8Array): string {
     out[o++] = ALPHABET_CODES[n >>> 18]!;
     out[o++] = ALPHABET_CODES[(n >>> 12) & 63]!;
     out[o++] = rest === 2 ? ALPHABET_CODES[(n >>> 6) & 63]! : PAD;
-    out[o++] = PAD;
+    out[o] = PAD;
   }
   return new TextDecoder().decode(out); // all ASCII: UTF-8 decoding is the identity here
 }

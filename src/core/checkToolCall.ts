@@ -48,7 +48,11 @@ export type ToolCallCheck = (call: ToolCall) => Verdict | Promise<Verdict>;
  * a promise when the validator does. Throws when the tool's validator is neither a schema nor a
  * function, and whatever a validator throws.
  */
-export function checkCall(tools: Readonly<Record<string, ToolValidator>>, allowUnknownTools: boolean, call: ToolCall): Verdict | Promise<Verdict> {
+export function checkCall(
+  tools: Readonly<Record<string, ToolValidator>>,
+  allowUnknownTools: boolean,
+  call: ToolCall,
+): Verdict | Promise<Verdict> {
   // Own properties only: a model that calls "constructor" or "toString" must not reach
   // Object.prototype's functions and have them taken for predicates.
   if (!Object.hasOwn(tools, call.name)) {
@@ -67,7 +71,9 @@ export function checkCall(tools: Readonly<Record<string, ToolValidator>>, allowU
   }
   return settle(validator(call.args), (answer): Verdict =>
     // Only `true`: a truthy value that is not (an object, a forgotten `await`) refuses.
-    answer === true ? { passed: true, args: call.args } : { passed: false, issues: [{ message: `the predicate of tool ${JSON.stringify(call.name)} refused these arguments` }] },
+    answer === true
+      ? { passed: true, args: call.args }
+      : { passed: false, issues: [{ message: `the predicate of tool ${JSON.stringify(call.name)} refused these arguments` }] },
   );
 }
 
@@ -78,7 +84,9 @@ export function settle<V, R>(value: V | PromiseLike<V>, then: (value: V) => R): 
 }
 
 function isThenable<V>(value: V | PromiseLike<V>): value is PromiseLike<V> {
-  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
+  return (
+    (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 /** The `ToolArgumentsError` of a refused call, its message naming the call and its first issues. */
@@ -95,7 +103,9 @@ export function refusal(choice: number, call: ToolCall, verdict: Extract<Verdict
 /** The first few issues, with their paths, for a message that does not grow with the input. */
 function describeIssues(issues: readonly StandardSchemaV1Issue[]): string {
   const shown = issues.slice(0, 3).map((issue) => {
-    const path = (issue.path ?? []).map((segment) => String(typeof segment === 'object' && segment !== null ? segment.key : segment)).join('.');
+    const path = (issue.path ?? [])
+      .map((segment) => String(typeof segment === 'object' && segment !== null ? segment.key : segment))
+      .join('.');
     return path === '' ? issue.message : `${path}: ${issue.message}`;
   });
   if (issues.length > 3) shown.push(`and ${issues.length - 3} more`);

@@ -12,7 +12,9 @@ export function checkEvent(event: ChatEvent, check: ToolCallCheck): ChatEvent | 
   if (event.type === 'tool-call-delta' && event.call === undefined) {
     // Without groupToolCallsByIndex in front, no `tool-call` ever comes, and a finalizeCompletion
     // further on would assemble calls that nothing checked.
-    throw new TypeError('validateToolCalls() over events needs groupToolCallsByIndex() before it: a tool-call-delta arrived without `call`');
+    throw new TypeError(
+      'validateToolCalls() over events needs groupToolCallsByIndex() before it: a tool-call-delta arrived without `call`',
+    );
   }
   if (event.type !== 'tool-call') return event;
   return settle(check(event.call), (verdict) => {
@@ -27,7 +29,17 @@ export function checkCompletion(completion: Completion, check: ToolCallCheck): C
   const choices: readonly CompletionChoice[] =
     completion.choices.length > 0
       ? completion.choices
-      : [{ index: 0, content: completion.content, reasoning: completion.reasoning, refusal: completion.refusal, toolCalls: completion.toolCalls, finishReason: completion.finishReason, rawFinishReason: completion.rawFinishReason }];
+      : [
+          {
+            index: 0,
+            content: completion.content,
+            reasoning: completion.reasoning,
+            refusal: completion.refusal,
+            toolCalls: completion.toolCalls,
+            finishReason: completion.finishReason,
+            rawFinishReason: completion.rawFinishReason,
+          },
+        ];
   const calls = choices.flatMap((choice) => choice.toolCalls.map((call) => ({ choice: choice.index, call })));
   if (calls.length === 0) return completion;
   const verdicts = calls.map(({ call }) => check(call));

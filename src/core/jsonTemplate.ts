@@ -158,7 +158,8 @@ export function fill(steps: readonly CopyStep[], source: object, values: readonl
   const copy = (Array.isArray(source) ? source.slice() : { ...source }) as Record<string | number, unknown>;
   for (let s = 0; s < steps.length; s++) {
     const step = steps[s]!;
-    copy[step.key] = step.hole >= 0 ? values[step.hole] : fill(step.children, (source as Record<string | number, object>)[step.key]!, values);
+    copy[step.key] =
+      step.hole >= 0 ? values[step.hole] : fill(step.children, (source as Record<string | number, object>)[step.key]!, values);
   }
   return copy;
 }

@@ -50,7 +50,8 @@ const roundTime = (t: number): number => Math.round(t * 1000) / 1000;
  * A recording as text, in the recording file format (JSON lines, UTF-8):
  *
  * ```
- * {"format":"rxjs-llm-stream/recording","version":1,"recordedAt":"2026-01-01T12:00:00.000Z","source":"https://…","contentType":"text/event-stream","status":200,"headers":{"content-type":"text/event-stream"}}
+ * {"format":"rxjs-llm-stream/recording","version":1,"recordedAt":"2026-01-01T12:00:00.000Z","source":"https://…",
+ *  "contentType":"text/event-stream","status":200,"headers":{"content-type":"text/event-stream"}}   (one line in the file)
  * {"t":0,"b":"ZGF0YTogeyJpZCI6…"}
  * {"t":12.5,"b":"…"}
  * ```
@@ -156,7 +157,8 @@ export function parseRecording(text: string): StreamRecording {
     const value = readJson(line, source);
     if (recording === undefined) {
       if (value['format'] !== RECORDING_FORMAT) fail(line, `not a recording header (format must be "${RECORDING_FORMAT}")`);
-      if (value['version'] !== RECORDING_VERSION) fail(line, `unsupported recording version ${JSON.stringify(value['version'])} (this reader knows ${RECORDING_VERSION})`);
+      if (value['version'] !== RECORDING_VERSION)
+        fail(line, `unsupported recording version ${JSON.stringify(value['version'])} (this reader knows ${RECORDING_VERSION})`);
       const recordedAt = value['recordedAt'];
       if (typeof recordedAt !== 'string' || Number.isNaN(Date.parse(recordedAt))) fail(line, '"recordedAt" must be an ISO 8601 date');
       for (const name of ['source', 'contentType']) {

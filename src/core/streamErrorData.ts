@@ -62,7 +62,11 @@ const UNNAMED_FAILURE = 'the stream failed on the server before its end';
  */
 export function streamErrorData(error: unknown): StreamErrorData {
   if (!isLlmStreamError(error)) return { name: 'StreamClosedEarlyError', reason: 'transport', message: UNNAMED_FAILURE };
-  const data: { -readonly [K in keyof StreamErrorData]: StreamErrorData[K] } = { name: error.name, reason: error.reason, message: error.message };
+  const data: { -readonly [K in keyof StreamErrorData]: StreamErrorData[K] } = {
+    name: error.name,
+    reason: error.reason,
+    message: error.message,
+  };
   if (error.position !== undefined) data.position = error.position;
   if (error instanceof ProviderError) {
     if (error.status !== undefined) data.status = error.status;
@@ -72,7 +76,10 @@ export function streamErrorData(error: unknown): StreamErrorData {
   if (error instanceof ToolArgumentsError) {
     data.call = error.call;
     data.choice = error.choice;
-    data.issues = error.issues.map((issue) => ({ message: issue.message, ...(issue.path === undefined ? {} : { path: issue.path.map(pathKey) }) }));
+    data.issues = error.issues.map((issue) => ({
+      message: issue.message,
+      ...(issue.path === undefined ? {} : { path: issue.path.map(pathKey) }),
+    }));
   }
   return data;
 }
@@ -169,7 +176,9 @@ function readIssues(value: unknown): StandardSchemaV1Issue[] | undefined {
     const path = issue['path'];
     issues.push({
       message: issue['message'],
-      ...(Array.isArray(path) ? { path: path.filter((key): key is string | number => typeof key === 'string' || typeof key === 'number') } : {}),
+      ...(Array.isArray(path)
+        ? { path: path.filter((key): key is string | number => typeof key === 'string' || typeof key === 'number') }
+        : {}),
     });
   }
   return issues;

@@ -266,8 +266,7 @@ export class AnthropicParser extends JsonDialectParser {
     if (input !== undefined) this.inputTokens = input;
     if (output !== undefined) this.outputTokens = output;
     // A field this frame did not report stays null, so the earlier value stands (usage merges field by field).
-    const total =
-      this.inputTokens !== undefined && this.outputTokens !== undefined ? this.inputTokens + this.outputTokens : null;
+    const total = this.inputTokens !== undefined && this.outputTokens !== undefined ? this.inputTokens + this.outputTokens : null;
     this.emit({
       type: 'usage',
       usage: {

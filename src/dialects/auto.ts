@@ -101,7 +101,8 @@ export class AutoDialectParser implements DialectParser {
     }
     if (this.waiting.length > 0) {
       throw new ProtocolError(
-        `the stream ended after ${this.frameCount} frame${this.frameCount === 1 ? '' : 's'} that name${this.frameCount === 1 ? 's' : ''} no dialect`,
+        `the stream ended after ${this.frameCount} frame${this.frameCount === 1 ? '' : 's'} ` +
+          `that name${this.frameCount === 1 ? 's' : ''} no dialect`,
         { reason: 'unknown-format' },
       );
     }

@@ -133,7 +133,8 @@ export class ChatEventsParser extends JsonDialectParser {
       }
       case 'finish': {
         const reason = payload['reason'];
-        if (typeof reason !== 'string' || !FINISH_REASONS.has(reason)) throw this.protocolError(`finish.reason is ${describeValue(reason)}`);
+        if (typeof reason !== 'string' || !FINISH_REASONS.has(reason))
+          throw this.protocolError(`finish.reason is ${describeValue(reason)}`);
         return { type, choice: this.indexField(payload, 'choice'), reason: reason as FinishReason, raw: this.textField(payload, 'raw') };
       }
       case 'usage': {

@@ -146,7 +146,8 @@ export class GeminiParser extends JsonDialectParser {
       throw this.protocolError(`${where} streams its arguments (partialArgs, willContinue), which is not supported`);
     }
     const name = nonEmptyString(call['name']);
-    if (name === undefined) throw this.protocolError(`${where}.name is ${describeValue(call['name'])}, not a function name`, 'invalid-tool-call');
+    if (name === undefined)
+      throw this.protocolError(`${where}.name is ${describeValue(call['name'])}, not a function name`, 'invalid-tool-call');
     const args = call['args'];
     if (args !== undefined && args !== null && !isJsonObject(args)) {
       throw this.protocolError(`${where}.args is ${describeValue(args)}, not an object`);

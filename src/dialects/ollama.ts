@@ -88,7 +88,8 @@ export class OllamaParser extends JsonDialectParser {
     const fn = entry['function'];
     if (!isJsonObject(fn)) throw this.protocolError(`${where}.function is ${describeValue(fn)}, not an object`);
     const name = nonEmptyString(fn['name']);
-    if (name === undefined) throw this.protocolError(`${where}.function.name is ${describeValue(fn['name'])}, not a function name`, 'invalid-tool-call');
+    if (name === undefined)
+      throw this.protocolError(`${where}.function.name is ${describeValue(fn['name'])}, not a function name`, 'invalid-tool-call');
     const raw = fn['arguments'];
     let args: string;
     // Ollama sends the arguments as an object: serialize it once, never concatenate.

@@ -160,7 +160,8 @@ export class OpenAiChatParser extends JsonDialectParser {
       providerIndex = this.index(rawIndex, `${toolCallPath(position, k)}.index`, 'a tool-call index');
     }
     const fn = entry['function'];
-    if (fn !== undefined && fn !== null && !isJsonObject(fn)) throw this.protocolError(`${toolCallPath(position, k)}.function is not an object`);
+    if (fn !== undefined && fn !== null && !isJsonObject(fn))
+      throw this.protocolError(`${toolCallPath(position, k)}.function is not an object`);
     const id = nonEmptyString(entry['id']);
     const name = fn ? nonEmptyString(fn['name']) : undefined;
     const rawArguments = fn ? fn['arguments'] : undefined;
@@ -178,7 +179,9 @@ export class OpenAiChatParser extends JsonDialectParser {
     if (id === undefined) {
       this.emit(name === undefined ? { type, choice, index, arguments: fragment } : { type, choice, index, name, arguments: fragment });
     } else {
-      this.emit(name === undefined ? { type, choice, index, id, arguments: fragment } : { type, choice, index, id, name, arguments: fragment });
+      this.emit(
+        name === undefined ? { type, choice, index, id, arguments: fragment } : { type, choice, index, id, name, arguments: fragment },
+      );
     }
   }
 
@@ -204,7 +207,8 @@ export class OpenAiChatParser extends JsonDialectParser {
     if (id !== undefined) index = calls.byId.get(id);
     else if (providerIndex !== undefined) index = calls.byProviderIndex.get(providerIndex);
     else if (name === undefined) {
-      if (calls.last < 0) throw this.protocolError(`${toolCallPath(position, k)} belongs to no call: it has no index, id or name`, 'invalid-tool-call');
+      if (calls.last < 0)
+        throw this.protocolError(`${toolCallPath(position, k)} belongs to no call: it has no index, id or name`, 'invalid-tool-call');
       index = calls.last;
     }
     if (index === undefined) {
@@ -212,7 +216,10 @@ export class OpenAiChatParser extends JsonDialectParser {
         const expected = calls.highestProviderIndex + 1;
         const firstMayBeSparse = !this.strict && calls.highestProviderIndex < 0;
         if (providerIndex > expected && !firstMayBeSparse) {
-          throw this.protocolError(`${toolCallPath(position, k)}.index ${providerIndex} skips ahead: the next call would be ${expected}`, 'invalid-tool-call');
+          throw this.protocolError(
+            `${toolCallPath(position, k)}.index ${providerIndex} skips ahead: the next call would be ${expected}`,
+            'invalid-tool-call',
+          );
         }
       }
       index = this.newCall(choice);

@@ -68,7 +68,9 @@ export class OpenAiResponsesParser extends JsonDialectParser {
    */
   protected override errorIn(frame: SseFrame, payload: JsonObject): LlmStreamError | undefined {
     const type = payload['type'];
-    return frame.event === 'error' || type === 'error' || (type === undefined && hasError(payload)) ? this.providerError(payload) : undefined;
+    return frame.event === 'error' || type === 'error' || (type === undefined && hasError(payload))
+      ? this.providerError(payload)
+      : undefined;
   }
 
   protected override checkEnded(): void {
@@ -314,4 +316,7 @@ export class OpenAiResponsesParser extends JsonDialectParser {
  * frames$.pipe(assembleChunks({ dialect: openaiResponses }));
  * ```
  */
-export const openaiResponses: DialectFactory = dialectFactory((emit, options) => new OpenAiResponsesParser(emit, options), finalByType(TERMINAL_EVENTS));
+export const openaiResponses: DialectFactory = dialectFactory(
+  (emit, options) => new OpenAiResponsesParser(emit, options),
+  finalByType(TERMINAL_EVENTS),
+);

@@ -9,13 +9,10 @@ import { errorDetail } from '../internal/errorDetail.js';
 export function providerErrorFrom(payload: unknown, where: string, event: number): ProviderError {
   const { message, type, code } = errorDetail(payload);
   const described = [type, code === undefined ? undefined : `code ${code}`].filter(Boolean).join(', ');
-  return new ProviderError(
-    `the provider reported an error at ${where}: ${message ?? 'no message'}${described ? ` (${described})` : ''}`,
-    {
-      position: { event },
-      body: payload,
-      ...(type === undefined ? {} : { type }),
-      ...(code === undefined ? {} : { code }),
-    },
-  );
+  return new ProviderError(`the provider reported an error at ${where}: ${message ?? 'no message'}${described ? ` (${described})` : ''}`, {
+    position: { event },
+    body: payload,
+    ...(type === undefined ? {} : { type }),
+    ...(code === undefined ? {} : { code }),
+  });
 }

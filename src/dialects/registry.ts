@@ -11,15 +11,7 @@ import { typedEvents } from './typedEvents.js';
 
 /** The wire formats `assembleChunks` reads by name. */
 export type DialectName =
-  | 'auto'
-  | 'openai-chat'
-  | 'openai-responses'
-  | 'anthropic'
-  | 'gemini'
-  | 'ollama'
-  | 'llamacpp-completion'
-  | 'typed-events'
-  | 'chat-events';
+  'auto' | 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini' | 'ollama' | 'llamacpp-completion' | 'typed-events' | 'chat-events';
 
 /** Every named format but `auto`, which chooses among these. */
 export const DIALECTS: Readonly<Record<Exclude<DialectName, 'auto'>, DialectFactory>> = {

@@ -90,9 +90,11 @@ export class TypedEventsParser extends JsonDialectParser {
     const streamIndex = this.streamIndex(payload, 'tool_call_start');
     if (this.calls.has(streamIndex)) throw this.protocolError(`tool call ${streamIndex} started twice`, 'invalid-tool-call');
     const id = nonEmptyString(payload['id']);
-    if (id === undefined) throw this.protocolError(`tool_call_start ${streamIndex}: id is ${describeValue(payload['id'])}`, 'invalid-tool-call');
+    if (id === undefined)
+      throw this.protocolError(`tool_call_start ${streamIndex}: id is ${describeValue(payload['id'])}`, 'invalid-tool-call');
     const name = nonEmptyString(payload['name']);
-    if (name === undefined) throw this.protocolError(`tool_call_start ${streamIndex}: name is ${describeValue(payload['name'])}`, 'invalid-tool-call');
+    if (name === undefined)
+      throw this.protocolError(`tool_call_start ${streamIndex}: name is ${describeValue(payload['name'])}`, 'invalid-tool-call');
     const index = this.newCall(0);
     this.calls.set(streamIndex, { index, open: true });
     this.openCalls++;

@@ -42,7 +42,10 @@ export function providerErrorFromBody(body: unknown, context: ErrorBodyContext =
   // A text body (an HTML page, a proxy's "Bad Gateway") is quoted in part: it can be a whole page.
   const text = typeof body === 'string' ? body.trim().slice(0, QUOTED_TEXT) : undefined;
   const { message, type, code } = text === undefined ? errorDetail(body) : { message: text || undefined, type: undefined, code: undefined };
-  const what = context.status === undefined ? 'the provider answered with an error instead of a stream' : `the provider answered HTTP ${context.status}`;
+  const what =
+    context.status === undefined
+      ? 'the provider answered with an error instead of a stream'
+      : `the provider answered HTTP ${context.status}`;
   return new ProviderError(`${what}${message === undefined ? '' : `: ${message}`}`, {
     reason: context.status === undefined ? 'error-body' : 'http-status',
     body,

@@ -21,11 +21,7 @@ interface UpstreamHandlers<T> {
  * A throw in `next` or `complete` is routed to the `error` handler (or `downstream.error`), never
  * swallowed and never left to escape into the producer.
  */
-export function subscribeLinked<T>(
-  source: Observable<T>,
-  downstream: Subscriber<unknown>,
-  handlers: UpstreamHandlers<T>,
-): void {
+export function subscribeLinked<T>(source: Observable<T>, downstream: Subscriber<unknown>, handlers: UpstreamHandlers<T>): void {
   const link = new Subscription();
   // Dropped at teardown, so that a source which keeps its subscriber does not keep the layer's
   // buffers alive through these handlers.

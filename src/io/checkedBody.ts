@@ -22,7 +22,12 @@ export interface ResponseCheckOptions {
  * The content types of the streamed bodies this library reads: server-sent events and the three
  * names servers use for newline-delimited JSON.
  */
-export const STREAM_CONTENT_TYPES: readonly string[] = ['text/event-stream', 'application/x-ndjson', 'application/ndjson', 'application/jsonl'];
+export const STREAM_CONTENT_TYPES: readonly string[] = [
+  'text/event-stream',
+  'application/x-ndjson',
+  'application/ndjson',
+  'application/jsonl',
+];
 
 /** The most of an error body that is read: an error answer is short, and one that is not is cut. */
 const MAX_ERROR_BODY = 1024 * 1024;

@@ -40,7 +40,10 @@ export function chunkReading(options: BodySourceOptions, caller: string): ChunkR
   if (timeout !== false && !(typeof timeout === 'number' && timeout > 0)) {
     throw new TypeError(`${caller}: idleTimeout must be a positive number of milliseconds or false, got ${String(timeout)}`);
   }
-  return { idleTimeout: timeout === false ? Infinity : timeout, ...(options.scheduler === undefined ? {} : { scheduler: options.scheduler }) };
+  return {
+    idleTimeout: timeout === false ? Infinity : timeout,
+    ...(options.scheduler === undefined ? {} : { scheduler: options.scheduler }),
+  };
 }
 
 /**
@@ -83,12 +86,19 @@ export function chunkReading(options: BodySourceOptions, caller: string): ChunkR
  * @param options `idleTimeout`, `contentTypes` (for an `http.IncomingMessage`), `scheduler`.
  * @returns The stream's chunks; strings from a Node stream with an encoding set are encoded as UTF-8.
  */
-export function fromReadableStream(stream: ReadableStream<Uint8Array> | NodeReadableLike, options: BodySourceOptions = {}): Observable<Uint8Array> {
+export function fromReadableStream(
+  stream: ReadableStream<Uint8Array> | NodeReadableLike,
+  options: BodySourceOptions = {},
+): Observable<Uint8Array> {
   const reading = chunkReading(options, 'fromReadableStream');
   if (isWebStream(stream)) return webChunks(stream, reading);
   const response = stream as NodeResponseLike;
   const chunks = nodeChunks(stream, reading);
   if (typeof response.statusCode !== 'number') return chunks;
   const contentType = response.headers?.['content-type'];
-  return checkedBody({ status: response.statusCode, contentType: Array.isArray(contentType) ? contentType[0] : contentType }, chunks, options);
+  return checkedBody(
+    { status: response.statusCode, contentType: Array.isArray(contentType) ? contentType[0] : contentType },
+    chunks,
+    options,
+  );
 }

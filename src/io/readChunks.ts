@@ -23,7 +23,10 @@ export interface ChunkReading {
  * Counts what a source reads and watches its silences, for the source's own reading loop: `chunk`
  * for every chunk, and `onIdle` is called when the body has been silent too long.
  */
-function startReading(subscriber: Subscriber<Uint8Array>, reading: ChunkReading): { readonly read: BytesRead; chunk(bytes: Uint8Array): void } {
+function startReading(
+  subscriber: Subscriber<Uint8Array>,
+  reading: ChunkReading,
+): { readonly read: BytesRead; chunk(bytes: Uint8Array): void } {
   const read: BytesRead = { chunks: 0, bytes: 0 };
   const touch = watchIdle(subscriber, reading.idleTimeout, reading.scheduler ?? asyncScheduler, () =>
     subscriber.error(idleBody(reading.idleTimeout, read)),
