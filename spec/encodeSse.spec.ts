@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { from } from 'rxjs';
 import { SseFrame } from '../src/core/SseParser';
-import { encodeSse, encodeSseBytes, SseEncoder } from '../src/encodeSse';
+import { SseEncoder } from '../src/core/SseEncoder';
+import { encodeSse, encodeSseBytes } from '../src/encodeSse';
 import { ProtocolError } from '../src/errors';
 import { sseFrames } from '../src/sseFrames';
 import { decodeUtf8 } from '../src/decodeUtf8';

@@ -38,7 +38,8 @@ export type { JsonTemplateParserOptions, JsonTemplateStats } from './core/JsonTe
 export { decodeUtf8 } from './decodeUtf8.js';
 export { sseFrames } from './sseFrames.js';
 export { ndjsonFrames } from './ndjsonFrames.js';
-export { encodeSse, encodeSseBytes, SseEncoder } from './encodeSse.js';
+export { encodeSse, encodeSseBytes } from './encodeSse.js';
+export { SseEncoder } from './core/SseEncoder.js';
 export { toMessageEvents } from './toMessageEvents.js';
 export { streamErrorData, errorFromStreamErrorData } from './core/streamErrorData.js';
 export type { StreamErrorData } from './core/streamErrorData.js';
