@@ -44,7 +44,9 @@ export const CLOSED_EARLY_REASONS = ['mid-character', 'mid-line', 'no-blank-line
  * - `unknown-format`: a body or a frame that no dialect reads (an HTML page, a JSON reply, a
  *   content type that is not a stream);
  * - `invalid-transcript`: a revised transcript under `onRevision: 'error'`, or mixed kinds;
- * - `invalid-recording`: a recording file that breaks its format.
+ * - `invalid-recording`: a recording file that breaks its format;
+ * - `unread-text`: a stream that ended properly with reply text in fields its dialect does not read
+ *   (a success would be a silent loss of the whole reply).
  */
 export type ProtocolReason = (typeof PROTOCOL_REASONS)[number];
 
@@ -60,6 +62,7 @@ export const PROTOCOL_REASONS = [
   'unknown-format',
   'invalid-transcript',
   'invalid-recording',
+  'unread-text',
 ] as const;
 
 /**

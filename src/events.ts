@@ -1,82 +1,47 @@
 /**
- * The events and the completion that the assembly layers produce. One union, `ChatEvent`,
+ * The events that the assembly layers produce (and, re-exported, the completion and the reply's parts). One union, `ChatEvent`,
  * discriminated by `type`, is what every dialect maps to, so that the layers after `assembleChunks`
  * are the same whichever server answered.
  */
 
-/** A JSON value, as `JSON.parse` returns it. */
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+import type {
+  JsonValue,
+  FinishReason,
+  Usage,
+  Timings,
+  PromptProgress,
+  ToolCall,
+  IncompleteToolCall,
+  TokenLogprob,
+  Source,
+  ProviderToolCall,
+  ToolCallProgress,
+} from './replyParts.js';
 
-/** Why the model stopped, normalized across providers (the raw value is kept beside it). */
-export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'error' | 'other';
-
-/** Token counts, camelCase, whichever provider reported them. Absent details stay absent. */
-export interface Usage {
-  readonly promptTokens: number | null;
-  readonly completionTokens: number | null;
-  readonly totalTokens: number | null;
-  /** Prompt tokens served from the provider's cache, when reported. */
-  readonly cachedPromptTokens?: number;
-  /** Completion tokens spent reasoning, when reported. */
-  readonly reasoningTokens?: number;
-  /**
-   * Present only on a figure this library estimated from the text because the stream carried no
-   * usage (`finalizeCompletion({ estimateUsage: true })`): rough, never a provider's count.
-   */
-  readonly estimated?: true;
-}
-
-/** llama.cpp's `timings` object, as the server sent it (field names kept). */
-export interface Timings {
-  readonly cache_n?: number;
-  readonly prompt_n?: number;
-  readonly prompt_ms?: number;
-  readonly prompt_per_second?: number;
-  readonly predicted_n?: number;
-  readonly predicted_ms?: number;
-  readonly predicted_per_second?: number;
-  readonly [field: string]: number | undefined;
-}
-
-/** llama.cpp's `prompt_progress`: how far the server is through reading the prompt. */
-export interface PromptProgress {
-  readonly total: number;
-  readonly cache: number;
-  readonly processed: number;
-  readonly timeMs: number;
-}
-
-/** A complete tool call, emitted once its arguments are whole and parsed. */
-export interface ToolCall {
-  /** Position of the call within its choice (dense: 0, 1, 2, ...). */
-  readonly index: number;
-  readonly id: string;
-  readonly name: string;
-  /** The arguments exactly as the model wrote them. */
-  readonly arguments: string;
-  /** The arguments parsed (`""` parses as `{}`). */
-  readonly args: JsonValue;
-}
-
-/** What is known of a tool call while its arguments still stream (carried by `groupToolCallsByIndex`). */
-export interface ToolCallProgress {
-  /** `null` until a fragment names it. */
-  readonly id: string | null;
-  readonly name: string | null;
-  /** The argument text so far. Display only: a prefix that parses may still be growing. */
-  readonly arguments: string;
-  /**
-   * The arguments so far as a value, open strings, arrays and objects closed (only with
-   * `groupToolCallsByIndex({ previews: true })`). Display only, never for execution. The same
-   * object is updated in place as fragments arrive: do not mutate it, and copy it
-   * (`structuredClone`) to keep a snapshot. `undefined` until a value has begun.
-   */
-  readonly preview?: JsonValue;
-}
+export type {
+  JsonValue,
+  FinishReason,
+  Usage,
+  Timings,
+  PromptProgress,
+  FunctionToolCall,
+  CustomToolCall,
+  ToolCall,
+  IncompleteToolCall,
+  TokenLogprob,
+  Logprobs,
+  Source,
+  AudioOutput,
+  ProviderToolCall,
+  ToolCallProgress,
+} from './replyParts.js';
+export type { CompletionChoice, Completion, PartialToolCall, ChoiceSnapshot, CompletionSnapshot } from './completion.js';
 
 /**
  * The stream named itself: once, at the first non-empty id. Formats that carry no id (Ollama,
- * llama.cpp's `/completion`) send it with `id: ''` when they first name their model.
+ * llama.cpp's `/completion`) send it with `id: ''` when they first name their model. A format that
+ * names its model only later (llama.cpp's Responses stream, in `response.completed`) sends a second
+ * `start` then: a field the first one lacked is filled from it.
  */
 export interface StartEvent {
   readonly type: 'start';
@@ -130,6 +95,8 @@ export interface ToolCallDeltaEvent {
   readonly name?: string;
   /** This fragment's argument text (`""` if it had none). */
   readonly arguments: string;
+  /** `'custom'` on a fragment of a custom (free-form) call: its text is never JSON-parsed. */
+  readonly kind?: 'custom';
   /** The call so far, added by `groupToolCallsByIndex`. */
   readonly call?: ToolCallProgress;
 }
@@ -144,6 +111,61 @@ export interface ToolCallEvent {
   readonly type: 'tool-call';
   readonly choice: number;
   readonly call: ToolCall;
+}
+/**
+ * A call cut by the token limit, emitted by `groupToolCallsByIndex` at a `length` finish: kept apart
+ * from the calls a program may run.
+ */
+export interface ToolCallIncompleteEvent {
+  readonly type: 'tool-call-incomplete';
+  readonly choice: number;
+  readonly call: IncompleteToolCall;
+}
+/** Log probabilities of the tokens of this chunk (content or refusal), in order. */
+export interface LogprobsEvent {
+  readonly type: 'logprobs';
+  readonly choice: number;
+  readonly content?: readonly TokenLogprob[];
+  readonly refusal?: readonly TokenLogprob[];
+}
+/** A source the provider cited or searched (a citation, an annotation, grounding). */
+export interface SourceEvent {
+  readonly type: 'source';
+  readonly choice: number;
+  readonly source: Source;
+}
+/** A piece of audio output: base64 data and transcript to append, the id and expiry when given. */
+export interface AudioEvent {
+  readonly type: 'audio';
+  readonly choice: number;
+  readonly id?: string;
+  readonly data?: string;
+  readonly transcript?: string;
+  readonly expiresAt?: number;
+}
+/** The provider ran a tool itself (its input is whole). */
+export interface ProviderToolCallEvent {
+  readonly type: 'provider-tool-call';
+  readonly choice: number;
+  readonly call: ProviderToolCall;
+}
+/** The result of a tool the provider ran, for the call with that `id`. */
+export interface ProviderToolResultEvent {
+  readonly type: 'provider-tool-result';
+  readonly choice: number;
+  readonly id: string;
+  readonly result: JsonValue;
+}
+/**
+ * A payload the dialect does not know, passed on as it came (only with `assembleChunks({
+ * unknownEvents: true })`): a provider's new feature can be handled before a release reads it.
+ */
+export interface UnknownEvent {
+  readonly type: 'unknown';
+  /** The SSE `event:` name, when the frame had one. */
+  readonly event?: string;
+  /** The payload, parsed (a copy: it can be kept). */
+  readonly payload: JsonValue;
 }
 /** A choice finished; `raw` is the provider's own value. */
 export interface FinishEvent {
@@ -189,94 +211,14 @@ export type ChatEvent =
   | ToolCallDeltaEvent
   | ToolCallEndEvent
   | ToolCallEvent
+  | ToolCallIncompleteEvent
+  | LogprobsEvent
+  | SourceEvent
+  | AudioEvent
+  | ProviderToolCallEvent
+  | ProviderToolResultEvent
+  | UnknownEvent
   | FinishEvent
   | UsageEvent
   | TimingsEvent
   | DoneEvent;
-
-/** One choice of a completion (one per choice when `n > 1`). */
-export interface CompletionChoice {
-  readonly index: number;
-  readonly content: string | null;
-  readonly reasoning: string | null;
-  readonly refusal: string | null;
-  /** Complete calls in index order. */
-  readonly toolCalls: readonly ToolCall[];
-  readonly finishReason: FinishReason;
-  readonly rawFinishReason: string;
-  /** Opaque reasoning artifacts to send back on the next turn, in arrival order (only when any came). */
-  readonly reasoningSignatures?: readonly string[];
-}
-
-/**
- * The assembled reply, shaped so that code written for non-streaming replies can use it as it is.
- * The top-level text, calls and finish reason are choice 0's; `choices` has every choice.
- */
-export interface Completion {
-  readonly id: string;
-  readonly model: string | null;
-  readonly content: string | null;
-  readonly reasoning: string | null;
-  readonly refusal: string | null;
-  readonly toolCalls: readonly ToolCall[];
-  readonly finishReason: FinishReason;
-  readonly rawFinishReason: string;
-  readonly usage: Usage | null;
-  readonly timings: Timings | null;
-  /** Tokens generated while the model was reasoning (llama.cpp: `timings.predicted_n` at the last reasoning chunk). */
-  readonly reasoningTokens: number;
-  /** Choice 0's opaque reasoning artifacts for the next turn (only when any came). */
-  readonly reasoningSignatures?: readonly string[];
-  readonly choices: readonly CompletionChoice[];
-}
-
-/** A tool call as far as it has arrived (the `partial` of a truncated stream lists these). */
-export interface PartialToolCall {
-  readonly index: number;
-  /** `null` until a fragment names it. */
-  readonly id: string | null;
-  readonly name: string | null;
-  /** The argument text so far. */
-  readonly arguments: string;
-  /** The parsed arguments, once the call has closed. */
-  readonly args?: JsonValue;
-  readonly complete: boolean;
-}
-
-/** One choice as far as it has arrived. */
-export interface ChoiceSnapshot {
-  readonly index: number;
-  readonly content: string | null;
-  readonly reasoning: string | null;
-  readonly refusal: string | null;
-  readonly toolCalls: readonly PartialToolCall[];
-  readonly finishReason: FinishReason | null;
-  readonly rawFinishReason: string | null;
-  /** Opaque reasoning artifacts so far, in arrival order (only when any came). */
-  readonly reasoningSignatures?: readonly string[];
-}
-
-/**
- * The completion so far: what a UI shows while the reply streams, and the `partial` of every error
- * raised once assembly has begun. The top-level fields are choice 0's.
- */
-export interface CompletionSnapshot {
-  readonly id: string | null;
-  readonly model: string | null;
-  readonly content: string | null;
-  readonly reasoning: string | null;
-  readonly refusal: string | null;
-  readonly toolCalls: readonly PartialToolCall[];
-  readonly finishReason: FinishReason | null;
-  readonly rawFinishReason: string | null;
-  readonly usage: Usage | null;
-  readonly timings: Timings | null;
-  readonly reasoningTokens: number;
-  /** True while the latest text was reasoning (false after answer text or a tool-call fragment). */
-  readonly inReasoning: boolean;
-  /** True once every choice seen has finished. */
-  readonly finished: boolean;
-  /** Choice 0's opaque reasoning artifacts so far (only when any came): an error's partial keeps them too. */
-  readonly reasoningSignatures?: readonly string[];
-  readonly choices: readonly ChoiceSnapshot[];
-}

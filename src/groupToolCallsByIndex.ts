@@ -34,7 +34,10 @@ export interface GroupToolCallsByIndexOptions {
  * call closes, at its `tool-call-end` or else when its choice finishes, one `tool-call` event with the
  * complete `ToolCall` (arguments parsed) is emitted just before the event that closed it, so a
  * consumer reacting to `finish` already has every call. Interleaved calls stay separate. A call that
- * never got an id or a name, or whose arguments do not parse, is a `ProtocolError`.
+ * never got an id or a name, or whose arguments do not parse, is a `ProtocolError`, except the last
+ * call of a choice that finished by the token limit (`length`): the limit cut it, and it comes as one
+ * `tool-call-incomplete` event with its text, never as a `tool-call` to run. A custom (free-form)
+ * call's text is raw input, never parsed.
  *
  * It holds only the calls (a `CallAssembler`), not the text: `finalizeCompletion` and
  * `scanCompletion` after it take each `tool-call` as the close of its call, so each call's arguments
@@ -84,6 +87,7 @@ export function groupToolCallsByIndex(options: GroupToolCallsByIndexOptions = {}
         next(event) {
           switch (event.type) {
             case 'tool-call':
+            case 'tool-call-incomplete':
               return; // ours to emit; an upstream copy would be a duplicate
             case 'tool-call-delta':
               subscriber.next(withCall(event, calls.addFragment(event)));
@@ -97,13 +101,19 @@ export function groupToolCallsByIndex(options: GroupToolCallsByIndexOptions = {}
               subscriber.next(event);
               return;
             }
-            case 'finish':
-              for (const { choice, call } of calls.finish(event.choice)) {
+            case 'finish': {
+              const finished = calls.finish(event.choice, event.reason);
+              for (const { choice, call } of finished.closed) {
                 previews?.get(choice)?.delete(call.index);
                 subscriber.next({ type: 'tool-call', choice, call });
               }
+              for (const { choice, call } of finished.incomplete) {
+                previews?.get(choice)?.delete(call.index);
+                subscriber.next({ type: 'tool-call-incomplete', choice, call });
+              }
               subscriber.next(event);
               return;
+            }
             default:
               subscriber.next(event);
           }

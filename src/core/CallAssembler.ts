@@ -1,7 +1,9 @@
 import { ProtocolError } from '../errors.js';
-import { JsonValue, PartialToolCall, ToolCall } from '../events.js';
+import { FinishReason, IncompleteToolCall, JsonValue, ToolCall } from '../events.js';
 import { excerpt } from '../internal/json.js';
-import { TextBuilder } from '../internal/TextBuilder.js';
+import { CallState, ChoiceCalls } from './ChoiceCalls.js';
+
+export { CallState, ChoiceCalls } from './ChoiceCalls.js';
 
 /** A call that an event closed, with its choice, as `groupToolCallsByIndex` emits it. */
 export interface ClosedToolCall {
@@ -9,83 +11,13 @@ export interface ClosedToolCall {
   readonly call: ToolCall;
 }
 
-/** One tool call as far as it has arrived. */
-export class CallState {
-  id: string | undefined = undefined;
-  name: string | undefined = undefined;
-  readonly argumentsText = new TextBuilder();
-  /** The whole call, once closed: its arguments parsed. */
-  closed: ToolCall | undefined = undefined;
-  /** This call's last snapshot, reused until the call changes. */
-  snapshot: PartialToolCall | undefined = undefined;
-  /** Where the call is in its choice's calls sorted by index (set when they are sorted). */
-  position = 0;
-  constructor(readonly index: number) {}
-
-  get arguments(): string {
-    return this.argumentsText.value ?? '';
-  }
+/** What a `finish` settled: the calls it closed, and the one the token limit cut (at `length`). */
+export interface FinishedCalls {
+  readonly closed: readonly ClosedToolCall[];
+  readonly incomplete: readonly { readonly choice: number; readonly call: IncompleteToolCall }[];
 }
 
-/** The tool calls of one choice. */
-export class ChoiceCalls {
-  readonly byIndex = new Map<number, CallState>();
-  /** Calls not closed yet: a finish with none open has nothing to sort or close. */
-  open = 0;
-  finished = false;
-  private sortedCalls: CallState[] | undefined = undefined;
-  /** The last list of call snapshots: handed out, so never changed; the next one is a changed copy. */
-  private snapshots: readonly PartialToolCall[] | undefined = undefined;
-  /**
-   * The calls changed since `snapshots`. With many calls streaming in turn, one changes per event:
-   * its snapshot replaces its entry in a copy of the last list, instead of every call being looked
-   * up again.
-   */
-  private changed: 'none' | 'many' | CallState = 'none';
-
-  constructor(readonly choice: number) {}
-
-  /** The calls in index order. */
-  sorted(): CallState[] {
-    let sorted = this.sortedCalls;
-    if (sorted === undefined) {
-      sorted = this.sortedCalls = [...this.byIndex.values()].sort((a, b) => a.index - b.index);
-      for (let position = 0; position < sorted.length; position++) sorted[position]!.position = position;
-    }
-    return sorted;
-  }
-
-  /** Records that `call` changed, so that the next list of snapshots shows it. */
-  markChanged(call: CallState): void {
-    call.snapshot = undefined;
-    this.changed = this.changed === 'none' || this.changed === call ? call : 'many';
-  }
-
-  /** A new call: the sorted order and the list of snapshots are made again. */
-  added(call: CallState): void {
-    this.byIndex.set(call.index, call);
-    this.sortedCalls = undefined;
-    this.snapshots = undefined;
-    this.changed = 'none';
-  }
-
-  /** The calls as far as they have arrived, in index order; the same array until one changes. */
-  snapshotList(): readonly PartialToolCall[] {
-    let list = this.snapshots;
-    if (list === undefined || this.changed === 'many') {
-      list = this.sorted().map(callSnapshot);
-    } else if (this.changed !== 'none') {
-      const copy = list.slice();
-      copy[this.changed.position] = callSnapshot(this.changed);
-      list = copy;
-    }
-    this.snapshots = list;
-    this.changed = 'none';
-    return list;
-  }
-}
-
-const NO_CALLS: readonly ClosedToolCall[] = [];
+const NOTHING_FINISHED: FinishedCalls = { closed: [], incomplete: [] };
 
 /**
  * The pure core of `groupToolCallsByIndex`, and the call half of `CompletionTracker`: joins tool-call
@@ -125,17 +57,21 @@ export class CallAssembler {
     readonly id?: string;
     readonly name?: string;
     readonly arguments: string;
+    readonly kind?: 'custom';
   }): CallState {
     const calls = this.choice(fragment.choice);
     let call = calls.byIndex.get(fragment.index);
     if (call === undefined) {
       if (calls.finished) throw callError(`tool call ${fragment.index} of choice ${fragment.choice} started after the choice finished`);
+      // A call after one that ended broken: the broken one was not cut by the end of the reply.
+      if (calls.failed !== undefined) throw calls.failed.failure!;
       call = new CallState(fragment.index);
       calls.added(call);
       calls.open++;
-    } else if (call.closed !== undefined) {
+    } else if (call.closed !== undefined || call.ended) {
       throw callError(`a fragment arrived for tool call ${fragment.index} of choice ${fragment.choice} after it closed`);
     }
+    if (fragment.kind === 'custom') call.kind = 'custom';
     if (call.id === undefined && fragment.id) call.id = fragment.id;
     if (call.name === undefined && fragment.name) call.name = fragment.name;
     call.argumentsText.append(fragment.arguments);
@@ -143,24 +79,108 @@ export class CallAssembler {
     return call;
   }
 
-  /** A `tool-call-end`: the call, closed now; undefined when it was closed already. */
+  /**
+   * A `tool-call-end`: the call, closed now; undefined when it was closed already, or when it is not
+   * whole (its arguments do not parse): that is reported at the finish, unless the finish says the
+   * token limit cut it, or as soon as another call starts.
+   */
   end(choice: number, index: number): ToolCall | undefined {
     const call = this.choices.get(choice)?.byIndex.get(index);
     if (call === undefined) throw callError(`tool call ${index} of choice ${choice} ended without starting`);
-    return call.closed === undefined ? this.close(this.choice(choice), call) : undefined;
+    if (call.closed !== undefined || call.ended) return undefined;
+    call.ended = true;
+    const calls = this.choice(choice);
+    try {
+      return this.close(calls, call);
+    } catch (error) {
+      if (!(error instanceof ProtocolError)) throw error;
+      call.failure = error;
+      calls.failed = call;
+      return undefined;
+    }
   }
 
-  /** A `finish`: the choice's calls still open, closed now in index order. */
-  finish(choice: number): readonly ClosedToolCall[] {
+  /**
+   * A `finish`: the choice's calls still open, closed now in index order. At a `length` finish the
+   * last call may have been cut: if it is not whole (its arguments do not parse, or it is a custom
+   * call no `tool-call-end` closed), it is kept apart as incomplete instead of failing the stream.
+   */
+  finish(choice: number, reason?: FinishReason): FinishedCalls {
     const calls = this.choice(choice);
     calls.finished = true;
     // A repeated finish must not cost a sort of every call each time.
-    if (calls.open === 0) return NO_CALLS;
+    if (calls.open === 0) return NOTHING_FINISHED;
+    const sorted = calls.sorted();
+    const last = sorted[sorted.length - 1];
     const closed: ClosedToolCall[] = [];
-    for (const call of calls.sorted()) {
-      if (call.closed === undefined) closed.push({ choice, call: this.close(calls, call) });
+    const incomplete: { choice: number; call: IncompleteToolCall }[] = [];
+    for (const call of sorted) {
+      if (call.closed !== undefined || call.incomplete !== undefined) continue;
+      if (call === last && reason === 'length' && (call.failure !== undefined || !this.isWhole(call))) {
+        incomplete.push({ choice, call: this.cut(calls, call) });
+      } else if (call.failure !== undefined) {
+        throw call.failure;
+      } else {
+        closed.push({ choice, call: this.close(calls, call) });
+      }
     }
-    return closed;
+    return { closed, incomplete };
+  }
+
+  /**
+   * A call cut by the token limit, from upstream (a `tool-call-incomplete` event): it must be the
+   * call its fragments made.
+   */
+  adoptIncomplete(choice: number, cut: IncompleteToolCall): void {
+    const calls = this.choice(choice);
+    let call = calls.byIndex.get(cut.index);
+    if (call === undefined) {
+      call = this.addFragment({
+        choice,
+        index: cut.index,
+        ...(cut.id === null ? {} : { id: cut.id }),
+        ...(cut.name === null ? {} : { name: cut.name }),
+        ...(cut.kind === 'custom' ? { kind: 'custom' as const } : {}),
+        arguments: cut.arguments,
+      });
+    } else if (call.incomplete !== undefined) {
+      return;
+    }
+    if ((call.id ?? null) !== cut.id || (call.name ?? null) !== cut.name || call.arguments !== cut.arguments || call.closed !== undefined) {
+      throw callError(`the tool-call-incomplete event for tool call ${cut.index} of choice ${choice} does not match its fragments`);
+    }
+    this.cut(calls, call);
+  }
+
+  /** True when a call's text is whole: a custom call once ended, a function call whose arguments parse. */
+  private isWhole(call: CallState): boolean {
+    if (call.kind === 'custom') return call.ended;
+    if (call.id === undefined || call.name === undefined) return false;
+    const text = call.arguments;
+    if (text.trim() === '') return true;
+    try {
+      JSON.parse(text);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private cut(calls: ChoiceCalls, call: CallState): IncompleteToolCall {
+    const cut: IncompleteToolCall = {
+      ...(call.kind === 'custom' ? { kind: 'custom' as const } : {}),
+      index: call.index,
+      id: call.id ?? null,
+      name: call.name ?? null,
+      arguments: call.arguments,
+    };
+    call.incomplete = cut;
+    calls.cutCount++;
+    call.failure = undefined;
+    if (calls.failed === call) calls.failed = undefined;
+    calls.open--;
+    calls.markChanged(call);
+    return cut;
   }
 
   /**
@@ -174,11 +194,19 @@ export class CallAssembler {
       call = this.addFragment({ choice, index: whole.index, id: whole.id, name: whole.name, arguments: whole.arguments });
     } else if (call.closed !== undefined) {
       return; // closed already, by its own end or by an earlier copy
+    } else if (call.incomplete !== undefined || call.failure !== undefined) {
+      throw callError(`the tool-call event for tool call ${whole.index} of choice ${choice} names a call that is not whole`);
     }
-    if (call.id !== whole.id || call.name !== whole.name || call.arguments !== whole.arguments) {
+    if (
+      call.id !== whole.id ||
+      call.name !== whole.name ||
+      call.arguments !== whole.arguments ||
+      call.kind !== (whole.kind ?? 'function')
+    ) {
       throw callError(`the tool-call event for tool call ${whole.index} of choice ${choice} does not match its fragments`);
     }
     call.closed = whole;
+    call.ended = true;
     calls.open--;
     calls.markChanged(call);
   }
@@ -188,6 +216,11 @@ export class CallAssembler {
     if (call.id === undefined) throw callError(`${which} never got an id`);
     if (call.name === undefined) throw callError(`${which} (${call.id}) never got a name`);
     const text = call.arguments;
+    if (call.kind === 'custom') {
+      // Free-form input: raw text, never parsed.
+      call.closed = { kind: 'custom', index: call.index, id: call.id, name: call.name, arguments: text, args: text };
+      return this.closed(calls, call);
+    }
     let args: JsonValue;
     if (text.trim() === '') {
       args = {};
@@ -202,19 +235,16 @@ export class CallAssembler {
       }
     }
     call.closed = { index: call.index, id: call.id, name: call.name, arguments: text, args };
+    return this.closed(calls, call);
+  }
+
+  private closed(calls: ChoiceCalls, call: CallState): ToolCall {
     calls.open--;
     calls.markChanged(call);
-    return call.closed;
+    return call.closed!;
   }
 }
 
 function callError(message: string): ProtocolError {
   return new ProtocolError(message, { reason: 'invalid-tool-call' });
-}
-
-function callSnapshot(call: CallState): PartialToolCall {
-  return (call.snapshot ??=
-    call.closed === undefined
-      ? { index: call.index, id: call.id ?? null, name: call.name ?? null, arguments: call.arguments, complete: false }
-      : { ...call.closed, complete: true });
 }

@@ -3,6 +3,7 @@ import { ChatEvent, ChoiceSnapshot, Completion, CompletionChoice, CompletionSnap
 import { mergeUsage } from '../internal/mergeUsage.js';
 import { TextBuilder } from '../internal/TextBuilder.js';
 import { CallAssembler, ChoiceCalls } from './CallAssembler.js';
+import { ReplyExtras, withExtras } from './ReplyExtras.js';
 
 /** One choice as far as it has arrived: its text, kept apart from its calls (a `CallAssembler`'s). */
 class ChoiceState {
@@ -11,6 +12,8 @@ class ChoiceState {
   readonly reasoningText = new TextBuilder();
   readonly refusalText = new TextBuilder();
   signatures: string[] | undefined = undefined;
+  /** Log probabilities, sources, audio and provider tools: made at the first of them. */
+  extras: ReplyExtras | undefined = undefined;
   finishReason: FinishReason | null = null;
   rawFinishReason: string | null = null;
   /**
@@ -61,8 +64,22 @@ export class CompletionTracker {
         if (this.id === null) {
           this.id = event.id;
           this.model = event.model;
+        } else {
+          // A later start fills what the first lacked (a model named only at the end).
+          if (this.id === '' && event.id !== '') this.id = event.id;
+          if (this.model === null && event.model !== null) this.model = event.model;
         }
         return;
+      case 'logprobs':
+      case 'source':
+      case 'audio':
+      case 'provider-tool-call':
+      case 'provider-tool-result': {
+        const choice = this.choice(event.choice);
+        (choice.extras ??= new ReplyExtras()).apply(event);
+        this.dropSnapshots(choice);
+        return;
+      }
       case 'reasoning': {
         const choice = this.choice(event.choice);
         choice.reasoningText.append(event.text);
@@ -99,11 +116,15 @@ export class CompletionTracker {
         this.calls.adopt(event.choice, event.call);
         this.dropSnapshots(this.choice(event.choice));
         return;
+      case 'tool-call-incomplete':
+        this.calls.adoptIncomplete(event.choice, event.call);
+        this.dropSnapshots(this.choice(event.choice));
+        return;
       case 'finish': {
         const choice = this.choice(event.choice);
         choice.rawFinishReason = event.raw;
         choice.finishReason = event.reason;
-        this.calls.finish(event.choice);
+        this.calls.finish(event.choice, event.reason);
         this.dropSnapshots(choice);
         return;
       }
@@ -145,7 +166,7 @@ export class CompletionTracker {
       finished: this.finished,
       choices,
     };
-    return first?.reasoningSignatures === undefined ? snapshot : { ...snapshot, reasoningSignatures: first.reasoningSignatures };
+    return first === undefined ? snapshot : withChoiceParts(snapshot, first);
   }
 
   /**
@@ -167,33 +188,38 @@ export class CompletionTracker {
           partial: this.snapshot(),
         });
       }
-      choices.push({
+      const incomplete = choice.calls.incompleteList();
+      const done: CompletionChoice = {
         index: choice.index,
         content: choice.contentText.value,
         reasoning: choice.reasoningText.value,
         refusal: choice.refusalText.value,
-        toolCalls: choice.calls.sorted().map((call) => call.closed!),
+        toolCalls: choice.calls.closedList(),
         finishReason: choice.finishReason,
         rawFinishReason: choice.rawFinishReason,
         ...(choice.signatures === undefined ? {} : { reasoningSignatures: [...choice.signatures] }),
-      });
+        ...(incomplete.length === 0 ? {} : { incompleteToolCalls: incomplete }),
+      };
+      choices.push(choice.extras === undefined ? done : withExtras(done, choice.extras.view()));
     }
     const first = choices[0]!;
-    return {
-      id: this.id ?? '',
-      model: this.model,
-      content: first.content,
-      reasoning: first.reasoning,
-      refusal: first.refusal,
-      toolCalls: first.toolCalls,
-      finishReason: first.finishReason,
-      rawFinishReason: first.rawFinishReason,
-      usage: this.usage,
-      timings: this.timings,
-      reasoningTokens: this.reasoningTokens,
-      ...(first.reasoningSignatures === undefined ? {} : { reasoningSignatures: first.reasoningSignatures }),
-      choices,
-    };
+    return withChoiceParts<Completion>(
+      {
+        id: this.id ?? '',
+        model: this.model,
+        content: first.content,
+        reasoning: first.reasoning,
+        refusal: first.refusal,
+        toolCalls: first.toolCalls,
+        finishReason: first.finishReason,
+        rawFinishReason: first.rawFinishReason,
+        usage: this.usage,
+        timings: this.timings,
+        reasoningTokens: this.reasoningTokens,
+        choices,
+      },
+      first,
+    );
   }
 
   private choice(index: number): ChoiceState {
@@ -229,6 +255,27 @@ function choiceSnapshot(choice: ChoiceState): ChoiceSnapshot {
     finishReason: choice.finishReason,
     rawFinishReason: choice.rawFinishReason,
   };
-  // A copy: the tracker goes on appending to its own list.
-  return (choice.snapshot = choice.signatures === undefined ? snapshot : { ...snapshot, reasoningSignatures: [...choice.signatures] });
+  const incomplete = choice.calls.incompleteList();
+  // Copies: the tracker goes on appending to its own lists.
+  const withParts =
+    choice.signatures === undefined && incomplete.length === 0
+      ? snapshot
+      : {
+          ...snapshot,
+          ...(choice.signatures === undefined ? {} : { reasoningSignatures: [...choice.signatures] }),
+          ...(incomplete.length === 0 ? {} : { incompleteToolCalls: incomplete }),
+        };
+  return (choice.snapshot = choice.extras === undefined ? withParts : withExtras(withParts, choice.extras.view()));
+}
+
+/** The fields of a choice that a completion or snapshot shows at its top level too (choice 0's), only those present. */
+const CHOICE_PARTS = ['reasoningSignatures', 'incompleteToolCalls', 'logprobs', 'sources', 'audio', 'providerToolCalls'] as const;
+
+/** `target` with choice 0's optional parts at its top level, getters kept (see `withExtras`). */
+function withChoiceParts<T extends object>(target: T, first: ChoiceSnapshot | CompletionChoice): T {
+  for (const key of CHOICE_PARTS) {
+    const descriptor = Object.getOwnPropertyDescriptor(first, key);
+    if (descriptor !== undefined) Object.defineProperty(target, key, descriptor);
+  }
+  return target;
 }

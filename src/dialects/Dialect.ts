@@ -10,6 +10,11 @@ export interface DialectOptions {
   readonly strict?: boolean;
   /** The most tool calls one choice may make; more is a `ProtocolError`. Default 1024. */
   readonly maxToolCalls?: number;
+  /**
+   * Pass on payloads of a type the dialect does not know as `unknown` events with the raw payload,
+   * so a provider's new feature can be handled before a release reads it. Default `false`: skipped.
+   */
+  readonly unknownEvents?: boolean;
 }
 
 /**

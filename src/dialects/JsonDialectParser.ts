@@ -3,9 +3,23 @@ import { SseFrame } from '../core/SseParser.js';
 import { LlmStreamError, ProtocolError, ProtocolReason, StreamClosedEarlyError } from '../errors.js';
 import { ChatEvent } from '../events.js';
 import { normalizeFinishReason } from '../internal/finishReason.js';
-import { JsonObject, excerpt, finiteNumber, isJsonObject, nonEmptyString } from '../internal/json.js';
+import { JsonObject, copyJson, excerpt, findText, finiteNumber, isJsonObject, nonEmptyString } from '../internal/json.js';
 import { DialectOptions, DialectParser } from './Dialect.js';
+import { describeValue, hasError, isIndex, path } from './payloadValues.js';
 import { providerErrorFrom } from './providerError.js';
+
+/** The events that carry the reply itself: before the first, the base watches for text it did not read. */
+const OUTPUT_EVENTS: ReadonlySet<ChatEvent['type']> = new Set<ChatEvent['type']>([
+  'content',
+  'reasoning',
+  'reasoning-signature',
+  'refusal',
+  'tool-call-delta',
+  'tool-call',
+  'audio',
+  'provider-tool-call',
+  'provider-tool-result',
+]);
 
 /** The default of `maxToolCalls`: more calls than any real reply makes, fewer than an attack needs. */
 const DEFAULT_MAX_TOOL_CALLS = 1024;
@@ -69,6 +83,15 @@ export abstract class JsonDialectParser implements DialectParser {
 
   private ended = false;
   private readonly maxToolCalls: number;
+  private readonly unknownEvents: boolean;
+  /**
+   * Where the first reply text sat that no event was read from (`choices[0].text`), looked for only
+   * until the first output event: a stream that ends properly with text there and no output lost
+   * its whole reply, and says so instead of passing for an empty answer.
+   */
+  private unreadText: string | undefined = undefined;
+  /** Emits events; until the first output event, through a guard that notes it (then the sink itself). */
+  protected emit: (event: ChatEvent) => void;
   /** Calls made so far in each choice: their count is the next dense index. */
   private readonly callCounts = new Map<number, number>();
 
@@ -83,11 +106,17 @@ export abstract class JsonDialectParser implements DialectParser {
   private preparsed: { readonly data: string; readonly value: unknown } | undefined = undefined;
 
   constructor(
-    protected readonly emit: (event: ChatEvent) => void,
+    private readonly sink: (event: ChatEvent) => void,
     options: DialectOptions = {},
   ) {
     this.strict = options.strict === true;
     this.maxToolCalls = options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
+    this.unknownEvents = options.unknownEvents === true;
+    // Replaced by the sink at the first output event: the guard costs nothing after it.
+    this.emit = (event) => {
+      if (OUTPUT_EVENTS.has(event.type)) this.emit = sink;
+      sink(event);
+    };
   }
 
   /** Maps one payload of the format to events. */
@@ -110,6 +139,7 @@ export abstract class JsonDialectParser implements DialectParser {
     const error = this.errorIn(frame, payload);
     if (error !== undefined) throw error;
     this.read(payload, frame);
+    if (this.emit !== this.sink && this.unreadText === undefined) this.unreadText = findText(payload);
   }
 
   end(): void {
@@ -129,8 +159,27 @@ export abstract class JsonDialectParser implements DialectParser {
 
   /** The stream is over: emits `done`, and what follows is ignored. */
   protected endStream(): void {
+    if (this.emit !== this.sink && this.unreadText !== undefined) {
+      throw this.protocolError(
+        `the stream carried reply text (${this.unreadText}) that this dialect does not read, and no output: nothing of it would arrive`,
+        'unread-text',
+      );
+    }
     this.ended = true;
     this.emit({ type: 'done' });
+  }
+
+  /**
+   * A payload of a type the dialect does not know: skipped, or with `unknownEvents` passed on as an
+   * `unknown` event carrying a copy of it.
+   */
+  protected unknown(payload: JsonObject, frame: SseFrame): void {
+    if (!this.unknownEvents) return;
+    // NDJSON lines and unnamed SSE events are `message`: only a name of the format's own is kept.
+    const payloadCopy = copyJson(payload);
+    this.emit(
+      frame.event === 'message' ? { type: 'unknown', payload: payloadCopy } : { type: 'unknown', event: frame.event, payload: payloadCopy },
+    );
   }
 
   /** `data: [DONE]` in a format it ends (`doneFrame: 'end'`). */
@@ -273,29 +322,4 @@ export abstract class JsonDialectParser implements DialectParser {
   protected protocolError(what: string, reason: ProtocolReason = 'invalid-payload'): ProtocolError {
     return new ProtocolError(`frame ${this.frameCount}: ${what}`, { reason, position: { event: this.frameCount } });
   }
-}
-
-function path(where: string, field: string | undefined): string {
-  return field === undefined ? where : `${where}.${field}`;
-}
-
-/** True for a payload that carries an error: a non-null top-level `error`. */
-export function hasError(payload: JsonObject): boolean {
-  return payload['error'] !== undefined && payload['error'] !== null;
-}
-
-/** A short description of a value of the wrong type, for error messages. */
-export function describeValue(value: unknown): string {
-  if (value === undefined) return 'missing';
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return excerpt(value, 20);
-  if (typeof value === 'number') return String(value);
-  if (typeof value === 'object') return 'an object';
-  return `a ${typeof value}`;
-}
-
-/** True for an index a server may send: a non-negative safe integer. */
-export function isIndex(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }

@@ -3,7 +3,8 @@ import { LlmStreamError } from '../errors.js';
 import { JsonObject, excerpt, isJsonObject, nonEmptyString } from '../internal/json.js';
 import { DialectFactory, dialectFactory } from './Dialect.js';
 import { finalByType } from './finalFrames.js';
-import { JsonDialectParser, describeValue, hasError } from './JsonDialectParser.js';
+import { JsonDialectParser } from './JsonDialectParser.js';
+import { describeValue, hasError } from './payloadValues.js';
 
 /** What a content block is, as far as assembly cares. */
 type BlockKind = 'text' | 'thinking' | 'redacted_thinking' | 'tool_use' | 'ignored';

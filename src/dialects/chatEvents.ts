@@ -4,7 +4,8 @@ import { ChatEvent, FinishReason, JsonValue } from '../events.js';
 import { JsonObject, isJsonObject } from '../internal/json.js';
 import { errorFromStreamErrorData } from '../core/streamErrorData.js';
 import { DialectFactory, dialectFactory } from './Dialect.js';
-import { JsonDialectParser, describeValue, isIndex } from './JsonDialectParser.js';
+import { JsonDialectParser } from './JsonDialectParser.js';
+import { describeValue, isIndex } from './payloadValues.js';
 
 const FINISH_REASONS: ReadonlySet<string> = new Set<FinishReason>(['stop', 'length', 'tool_calls', 'content_filter', 'error', 'other']);
 

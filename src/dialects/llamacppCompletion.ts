@@ -2,7 +2,8 @@ import { SseFrame } from '../core/SseParser.js';
 import { JsonObject, nonEmptyString } from '../internal/json.js';
 import { DialectFactory, dialectFactory } from './Dialect.js';
 import { payloadMentioning } from './finalFrames.js';
-import { JsonDialectParser, describeValue } from './JsonDialectParser.js';
+import { JsonDialectParser } from './JsonDialectParser.js';
+import { describeValue } from './payloadValues.js';
 import { readTimings, readPromptProgress } from './usage.js';
 
 /** The `stop_type` values that older llama.cpp builds sent as three booleans instead. */

@@ -3,7 +3,8 @@ import { LlmStreamError } from '../errors.js';
 import { Usage } from '../events.js';
 import { JsonObject, excerpt, isJsonObject, nonEmptyString } from '../internal/json.js';
 import { DialectFactory, dialectFactory } from './Dialect.js';
-import { JsonDialectParser, describeValue, hasError } from './JsonDialectParser.js';
+import { JsonDialectParser } from './JsonDialectParser.js';
+import { describeValue, hasError } from './payloadValues.js';
 import { mergeUsage } from '../internal/mergeUsage.js';
 import { readOpenAiUsage, readTimings, readPromptProgress } from './usage.js';
 

@@ -4,7 +4,8 @@ import { Usage } from '../events.js';
 import { JsonObject, excerpt, isJsonObject, nonEmptyString } from '../internal/json.js';
 import { DialectFactory, dialectFactory } from './Dialect.js';
 import { finalByType } from './finalFrames.js';
-import { JsonDialectParser, describeValue, hasError, isIndex } from './JsonDialectParser.js';
+import { JsonDialectParser } from './JsonDialectParser.js';
+import { describeValue, hasError, isIndex } from './payloadValues.js';
 import { CallItems, CallState } from './responsesCallItems.js';
 import { readResponsesUsage } from './usage.js';
 

@@ -2,7 +2,8 @@ import { SseFrame } from '../core/SseParser.js';
 import { LlmStreamError, StreamClosedEarlyError } from '../errors.js';
 import { JsonObject, isJsonObject, nonEmptyString } from '../internal/json.js';
 import { DialectFactory, dialectFactory } from './Dialect.js';
-import { JsonDialectParser, describeValue, hasError } from './JsonDialectParser.js';
+import { JsonDialectParser } from './JsonDialectParser.js';
+import { describeValue, hasError } from './payloadValues.js';
 
 /**
  * A small typed-event stream: each SSE `data:` is one JSON event,

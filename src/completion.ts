@@ -1,0 +1,143 @@
+/**
+ * The assembled reply and the reply so far: `Completion` and, beside it, the snapshots that a UI
+ * shows while the reply streams and that every error's `partial` carries. `events.ts` re-exports
+ * every one.
+ */
+
+import type {
+  JsonValue,
+  FinishReason,
+  Usage,
+  Timings,
+  ToolCall,
+  IncompleteToolCall,
+  Logprobs,
+  Source,
+  AudioOutput,
+  ProviderToolCall,
+} from './replyParts.js';
+
+/** One choice of a completion (one per choice when `n > 1`). */
+export interface CompletionChoice {
+  readonly index: number;
+  readonly content: string | null;
+  readonly reasoning: string | null;
+  readonly refusal: string | null;
+  /** Complete calls in index order. */
+  readonly toolCalls: readonly ToolCall[];
+  readonly finishReason: FinishReason;
+  readonly rawFinishReason: string;
+  /** Opaque reasoning artifacts to send back on the next turn, in arrival order (only when any came). */
+  readonly reasoningSignatures?: readonly string[];
+  /** Calls the token limit cut (finish `length`), with their text: never to be run. Only when any. */
+  readonly incompleteToolCalls?: readonly IncompleteToolCall[];
+  /** Log probabilities, when the request asked for them. */
+  readonly logprobs?: Logprobs;
+  /** Sources cited or searched, in arrival order (only when any came). */
+  readonly sources?: readonly Source[];
+  /** Audio output (only when any came). */
+  readonly audio?: AudioOutput;
+  /** Tools the provider ran itself, with their results (only when any came). */
+  readonly providerToolCalls?: readonly ProviderToolCall[];
+}
+
+/**
+ * The assembled reply, shaped so that code written for non-streaming replies can use it as it is.
+ * The top-level text, calls and finish reason are choice 0's; `choices` has every choice.
+ */
+export interface Completion {
+  readonly id: string;
+  readonly model: string | null;
+  readonly content: string | null;
+  readonly reasoning: string | null;
+  readonly refusal: string | null;
+  readonly toolCalls: readonly ToolCall[];
+  readonly finishReason: FinishReason;
+  readonly rawFinishReason: string;
+  readonly usage: Usage | null;
+  readonly timings: Timings | null;
+  /** Tokens generated while the model was reasoning (llama.cpp: `timings.predicted_n` at the last reasoning chunk). */
+  readonly reasoningTokens: number;
+  /** Choice 0's opaque reasoning artifacts for the next turn (only when any came). */
+  readonly reasoningSignatures?: readonly string[];
+  /** Choice 0's calls the token limit cut (finish `length`), with their text: never to be run. Only when any. */
+  readonly incompleteToolCalls?: readonly IncompleteToolCall[];
+  /** Log probabilities, when the request asked for them. */
+  readonly logprobs?: Logprobs;
+  /** Sources cited or searched, in arrival order (only when any came). */
+  readonly sources?: readonly Source[];
+  /** Audio output (only when any came). */
+  readonly audio?: AudioOutput;
+  /** Tools the provider ran itself, with their results (only when any came). */
+  readonly providerToolCalls?: readonly ProviderToolCall[];
+  readonly choices: readonly CompletionChoice[];
+}
+
+/** A tool call as far as it has arrived (the `partial` of a truncated stream lists these). */
+export interface PartialToolCall {
+  /** `'custom'` for a custom (free-form) call, whose text is never parsed. */
+  readonly kind?: 'function' | 'custom';
+  readonly index: number;
+  /** `null` until a fragment names it. */
+  readonly id: string | null;
+  readonly name: string | null;
+  /** The argument text so far. */
+  readonly arguments: string;
+  /** The parsed arguments, once the call has closed. */
+  readonly args?: JsonValue;
+  readonly complete: boolean;
+}
+
+/** One choice as far as it has arrived. */
+export interface ChoiceSnapshot {
+  readonly index: number;
+  readonly content: string | null;
+  readonly reasoning: string | null;
+  readonly refusal: string | null;
+  readonly toolCalls: readonly PartialToolCall[];
+  readonly finishReason: FinishReason | null;
+  readonly rawFinishReason: string | null;
+  /** Opaque reasoning artifacts so far, in arrival order (only when any came). */
+  readonly reasoningSignatures?: readonly string[];
+  /** Calls the token limit cut, so far (only when any). */
+  readonly incompleteToolCalls?: readonly IncompleteToolCall[];
+  /** Log probabilities, when the request asked for them. */
+  readonly logprobs?: Logprobs;
+  /** Sources cited or searched, in arrival order (only when any came). */
+  readonly sources?: readonly Source[];
+  /** Audio output (only when any came). */
+  readonly audio?: AudioOutput;
+  /** Tools the provider ran itself, with their results (only when any came). */
+  readonly providerToolCalls?: readonly ProviderToolCall[];
+}
+
+/**
+ * The completion so far: what a UI shows while the reply streams, and the `partial` of every error
+ * raised once assembly has begun. The top-level fields are choice 0's.
+ */
+export interface CompletionSnapshot {
+  readonly id: string | null;
+  readonly model: string | null;
+  readonly content: string | null;
+  readonly reasoning: string | null;
+  readonly refusal: string | null;
+  readonly toolCalls: readonly PartialToolCall[];
+  readonly finishReason: FinishReason | null;
+  readonly rawFinishReason: string | null;
+  readonly usage: Usage | null;
+  readonly timings: Timings | null;
+  readonly reasoningTokens: number;
+  /** True while the latest text was reasoning (false after answer text or a tool-call fragment). */
+  readonly inReasoning: boolean;
+  /** True once every choice seen has finished. */
+  readonly finished: boolean;
+  /** Choice 0's opaque reasoning artifacts so far (only when any came): an error's partial keeps them too. */
+  readonly reasoningSignatures?: readonly string[];
+  /** Choice 0's calls the token limit cut, its log probabilities, sources, audio and provider tools so far (only when any). */
+  readonly incompleteToolCalls?: readonly IncompleteToolCall[];
+  readonly logprobs?: Logprobs;
+  readonly sources?: readonly Source[];
+  readonly audio?: AudioOutput;
+  readonly providerToolCalls?: readonly ProviderToolCall[];
+  readonly choices: readonly ChoiceSnapshot[];
+}
