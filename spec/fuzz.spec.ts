@@ -173,7 +173,7 @@ interface Folded {
   content: string | null;
   reasoning: string | null;
   refusal: string | null;
-  calls: Map<number, { id: string | null; name: string | null; arguments: string; emitted: unknown[] }>;
+  calls: Map<number, { id: string | null; name: string | null; arguments: string; custom: boolean; emitted: unknown[] }>;
   finish: { reason: FinishReason; raw: string } | null;
 }
 
@@ -193,6 +193,7 @@ function fold(events: readonly ChatEvent[]): { choices: Map<number, Folded>; id:
     completionTokens: number | null;
     totalTokens: number | null;
     cachedPromptTokens?: number;
+    cacheWritePromptTokens?: number;
     reasoningTokens?: number;
   };
   let usage = null as Counts | null;
@@ -211,7 +212,8 @@ function fold(events: readonly ChatEvent[]): { choices: Map<number, Folded>; id:
       }
       case 'tool-call-delta': {
         const calls = choice(event.choice).calls;
-        const call = calls.get(event.index) ?? { id: null, name: null, arguments: '', emitted: [] };
+        const call = calls.get(event.index) ?? { id: null, name: null, arguments: '', custom: false, emitted: [] };
+        if (event.kind === 'custom') call.custom = true;
         call.id ??= event.id ?? null;
         call.name ??= event.name ?? null;
         call.arguments += event.arguments;
@@ -234,8 +236,10 @@ function fold(events: readonly ChatEvent[]): { choices: Map<number, Folded>; id:
           totalTokens: next.totalTokens ?? previous?.totalTokens ?? null,
         };
         const cached = next.cachedPromptTokens ?? previous?.cachedPromptTokens;
+        const cacheWrite = next.cacheWritePromptTokens ?? previous?.cacheWritePromptTokens;
         const reasoning = next.reasoningTokens ?? previous?.reasoningTokens;
         if (cached !== undefined) merged.cachedPromptTokens = cached;
+        if (cacheWrite !== undefined) merged.cacheWritePromptTokens = cacheWrite;
         if (reasoning !== undefined) merged.reasoningTokens = reasoning;
         usage = merged;
         break;
@@ -263,7 +267,8 @@ function expectConsistent(completion: Completion, events: readonly ChatEvent[]):
       expect(call.arguments).toBe(fragments.arguments);
       expect(call.id).toBe(fragments.id);
       expect(call.name).toBe(fragments.name);
-      const parsed = call.arguments.trim() === '' ? {} : (JSON.parse(call.arguments) as JsonValue);
+      const parsed =
+        call.kind === 'custom' ? call.arguments : call.arguments.trim() === '' ? {} : (JSON.parse(call.arguments) as JsonValue);
       expect(call.args).toEqual(parsed);
       // groupToolCallsByIndex emitted the same call once, before the completion was built.
       expect(fragments.emitted).toEqual([call]);

@@ -13,8 +13,9 @@ Standard library only (Python 3.8+). What it implements:
   block whose lines are complete but which lacks its blank line is dispatched; a line cut before its
   line end is not, and makes the stream one that closed early. Ollama's native format is NDJSON.
 * Dialects: OpenAI Chat Completions and its compatibles (`openai-chat`), Anthropic Messages
-  (`anthropic`), OpenAI Responses (`openai-responses`), Gemini native (`gemini`), Ollama native
-  (`ollama`), llama.cpp native `/completion` (`llamacpp-completion`).
+  (`anthropic`), OpenAI Responses (`openai-responses`: function and custom calls, citations as
+  sources, the tools the provider runs itself, log probabilities), Gemini native (`gemini`), Ollama
+  native (`ollama`), llama.cpp native `/completion` (`llamacpp-completion`).
 * Assembly into the `Completion` of src/events.ts (key order as in the interface), or an error with
   the partial result, per marbles/README.md.
 
@@ -27,6 +28,7 @@ Usage:
 import argparse
 import json
 import os
+import re
 import sys
 
 MARBLES = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -37,9 +39,17 @@ DIALECT_OF = {
     'dialects/anthropic-messages.sse': 'anthropic',
     'dialects/openai-responses.sse': 'openai-responses',
     'dialects/gemini-native.sse': 'gemini',
+    'real/vertex-stream-tool-call-arguments.sse': 'gemini',
+    'real/vertex-stream-tool-call-arguments-nested.1.sse': 'gemini',
+    'real/vertex-stream-tool-call-array-arguments.sse': 'gemini',
     'dialects/ollama-native.ndjson': 'ollama',
     'dialects/llamacpp-completion.sse': 'llamacpp-completion',
     'real/anthropic-json-tool.2.sse': 'anthropic',
+    'real/openai-custom-tool.1.sse': 'openai-responses',
+    'real/openai-web-search-tool.1.sse': 'openai-responses',
+    'real/openai-file-search-tool.1.sse': 'openai-responses',
+    'real/openai-code-interpreter-tool.1.sse': 'openai-responses',
+    'real/openai-image-generation-tool.1.sse': 'openai-responses',
     'dialects/typed-events.sse': 'typed-events',
 }
 
@@ -197,6 +207,13 @@ class ToolCallAcc:
         self.id = None
         self.name = None
         self.arguments = []
+        self.kind = None  # 'custom' for a free-form call, whose text is never parsed
+        self.closed = False  # a custom call: its item or its input was finished
+
+
+def utf16_length(text):
+    """The length of a text in UTF-16 code units, the unit of JavaScript strings and of spans."""
+    return len(text.encode('utf-16-le')) // 2
 
 
 class ChoiceAcc:
@@ -210,13 +227,17 @@ class ChoiceAcc:
         self.by_id = {}
         self.raw_finish = None
         self.signatures = []  # opaque reasoning artifacts for the next turn, in arrival order
+        self.logprobs = {}  # 'content' / 'refusal' -> token entries in OpenAI's shape, joined in order
+        self.sources = []  # sources cited or searched, in arrival order, in the shape of the Completion
+        self.audio = None  # {'id', 'data': [pieces], 'transcript': [pieces], 'expiresAt'} once audio came
+        self.provider_calls = []  # tools the provider ran itself: {id, name, type, input[, result]}
 
     def _new_call(self):
         call = ToolCallAcc(len(self.calls))
         self.calls.append(call)
         return call
 
-    def tool_fragment(self, key, call_id, name, arguments):
+    def tool_fragment(self, key, call_id, name, arguments, kind=None):
         """One fragment of a tool call.
 
         key: the dialect's key for the call (OpenAI `index`, Anthropic block index, Responses item id)
@@ -237,6 +258,9 @@ class ChoiceAcc:
         else:
             call = self.calls[-1]
         self._fill(call, call_id, name, arguments)
+        if kind is not None:
+            call.kind = kind
+        return call
 
     def whole_call(self, call_id, name, arguments):
         """A call that arrives complete (Gemini native, Ollama native): always a new position."""
@@ -256,9 +280,37 @@ class ChoiceAcc:
                 raise Unsupported(f'tool call {call.index} got a second name {name!r} (had {call.name!r})')
         call.arguments.append(arguments)
 
+    def provider_call(self, call_id, name, tool_type, tool_input):
+        """A tool the provider ran itself; a second report of the same id replaces what it was given."""
+        for call in self.provider_calls:
+            if call['id'] == call_id:
+                call.update({'name': name, 'type': tool_type, 'input': tool_input})
+                return
+        self.provider_calls.append({'id': call_id, 'name': name, 'type': tool_type, 'input': tool_input})
+
+    def provider_result(self, call_id, result):
+        """What a tool the provider ran gave back, joined to its call by id."""
+        for call in self.provider_calls:
+            if call['id'] == call_id:
+                call['result'] = result
+                return
+        raise Unsupported(f'a provider tool result for an unknown call {call_id!r}')
+
+
+def call_so_far(call, arguments):
+    """A call as far as it came (a partial's, or one the token limit cut): `kind` only for a custom call."""
+    shaped = {'kind': call.kind} if call.kind else {}
+    shaped.update({'index': call.index, 'id': call.id, 'name': call.name, 'arguments': arguments})
+    return shaped
+
 
 def joined(pieces):
     return ''.join(pieces) if pieces else None
+
+
+# The parts of a choice (and of the Completion, choice 0's) present only when the stream carried them,
+# in the order of the interface: after rawFinishReason in a choice, after reasoningTokens at the top.
+OPTIONAL_PARTS = ('reasoningSignatures', 'incompleteToolCalls', 'logprobs', 'sources', 'audio', 'providerToolCalls')
 
 
 class Assembly:
@@ -308,6 +360,8 @@ class Assembly:
         }
         if 'cached' in u:
             out['cachedPromptTokens'] = u['cached']
+        if 'cache_write' in u:
+            out['cacheWritePromptTokens'] = u['cache_write']
         if 'reasoning' in u:
             out['reasoningTokens'] = u['reasoning']
         return out
@@ -321,7 +375,7 @@ class Assembly:
             'content': joined(choice.content),
             'reasoning': joined(choice.reasoning),
             'toolCalls': [
-                {'index': call.index, 'id': call.id, 'name': call.name, 'arguments': ''.join(call.arguments)}
+                call_so_far(call, ''.join(call.arguments))
                 for call in choice.calls
             ],
         }
@@ -341,24 +395,40 @@ class Assembly:
             choice = self.choices[index]
             if choice.raw_finish is None:
                 raise Fault('StreamClosedEarlyError', f'choice {index} never got a finish reason')
+            # A choice the token limit ended may have its last call cut: kept apart, with its raw text.
+            cut_by_limit = normalize(choice.raw_finish, False) == 'length'
             calls = []
+            incomplete = []
             for call in choice.calls:
+                arguments = ''.join(call.arguments)
+                last = call is choice.calls[-1]
+                if call.kind == 'custom':
+                    whole = call.closed
+                    args = arguments  # free-form text, never parsed
+                else:
+                    try:
+                        args = {} if arguments == '' else parse_json(arguments)
+                        whole = True
+                    except ValueError:
+                        whole = False
+                if not whole:
+                    if not (cut_by_limit and last):
+                        raise Unsupported(f'tool call {call.index} is not whole: {arguments!r}')
+                    incomplete.append(call_so_far(call, arguments))
+                    continue
                 if call.name is None:
                     raise Fault('ProtocolError', f'tool call {call.index} of choice {index} never got a name')
                 if call.id is None and missing_id is None:
                     raise Fault('ProtocolError', f'tool call {call.index} of choice {index} never got an id')
-                arguments = ''.join(call.arguments)
-                try:
-                    args = {} if arguments == '' else parse_json(arguments)
-                except ValueError:
-                    raise Unsupported(f'tool call {call.index} has arguments that do not parse: {arguments!r}')
-                calls.append({
+                shaped = {'kind': call.kind} if call.kind else {}
+                shaped.update({
                     'index': call.index,
                     'id': call.id if call.id is not None else missing_id,
                     'name': call.name,
                     'arguments': arguments,
                     'args': args,
                 })
+                calls.append(shaped)
             entry = {
                 'index': index,
                 'content': joined(choice.content),
@@ -368,8 +438,25 @@ class Assembly:
                 'finishReason': normalize(choice.raw_finish, bool(calls)),
                 'rawFinishReason': choice.raw_finish,
             }
+            # The optional parts, each only when the stream carried it, in the order of the interface.
             if choice.signatures:
                 entry['reasoningSignatures'] = list(choice.signatures)
+            if incomplete:
+                entry['incompleteToolCalls'] = incomplete
+            if choice.logprobs:
+                entry['logprobs'] = {'content': choice.logprobs.get('content'), 'refusal': choice.logprobs.get('refusal')}
+            if choice.sources:
+                entry['sources'] = list(choice.sources)
+            if choice.audio is not None:
+                audio = choice.audio
+                entry['audio'] = {
+                    'id': audio['id'],
+                    'data': ''.join(audio['data']),
+                    'transcript': ''.join(audio['transcript']),
+                    'expiresAt': audio['expiresAt'],
+                }
+            if choice.provider_calls:
+                entry['providerToolCalls'] = [dict(call) for call in choice.provider_calls]
             choices.append(entry)
         first = choices[0] if choices[0]['index'] == 0 else None
         if first is None:
@@ -387,8 +474,9 @@ class Assembly:
             'timings': self.timings,
             'reasoningTokens': self.reasoning_tokens,
         }
-        if 'reasoningSignatures' in first:
-            result['reasoningSignatures'] = first['reasoningSignatures']
+        for part in OPTIONAL_PARTS:
+            if part in first:
+                result[part] = first[part]
         result['choices'] = choices
         return result
 
@@ -449,6 +537,20 @@ def openai_usage(assembly, usage):
     })
 
 
+def is_token(entry):
+    return isinstance(entry, dict) and isinstance(entry.get('token'), str) and is_number(entry.get('logprob'))
+
+
+def openai_token(entry):
+    """One token's log probability in OpenAI's shape: token, logprob, bytes (or None), alternatives."""
+    def plain(item):
+        raw = item.get('bytes')
+        return {'token': item['token'], 'logprob': item['logprob'], 'bytes': raw if isinstance(raw, list) else None}
+    out = plain(entry)
+    out['top_logprobs'] = [plain(alt) for alt in entry.get('top_logprobs') or [] if is_token(alt)]
+    return out
+
+
 def openai_chunk(assembly, chunk):
     assembly.take_id(chunk.get('id'))
     assembly.take_model(chunk.get('model'))
@@ -503,6 +605,12 @@ def openai_chunk(assembly, chunk):
                         text_piece(function.get('name')),
                         arguments,
                     )
+            logprobs = raw_choice.get('logprobs')
+            if isinstance(logprobs, dict):
+                for channel in ('content', 'refusal'):
+                    tokens = [openai_token(entry) for entry in logprobs.get(channel) or [] if is_token(entry)]
+                    if tokens:
+                        choice.logprobs.setdefault(channel, []).extend(tokens)
             finish = raw_choice.get('finish_reason')
             if isinstance(finish, str):
                 if finish == '':
@@ -555,12 +663,21 @@ ANTHROPIC_FINISH = normalizer({
 
 
 def anthropic_usage(assembly, usage):
-    if isinstance(usage, dict):
-        assembly.merge_usage({
-            'prompt': usage.get('input_tokens'),
-            'completion': usage.get('output_tokens'),
-            'cached': usage.get('cache_read_input_tokens'),
-        })
+    """OpenAI's meaning: the prompt is all input, so Anthropic's three input counts (uncached, read from
+    the cache, written to it) are added up, each the latest reported; the two cache counts are kept
+    beside it as parts of it."""
+    if not isinstance(usage, dict):
+        return
+    raw = assembly.__dict__.setdefault('anthropic_inputs', {})
+    for key in ('input_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens'):
+        if is_number(usage.get(key)):
+            raw[key] = usage[key]
+    fields = {'completion': usage.get('output_tokens')}
+    if any(is_number(usage.get(key)) for key in raw):
+        fields['prompt'] = sum(raw.values())
+        fields['cached'] = raw.get('cache_read_input_tokens', 0)
+        fields['cache_write'] = raw.get('cache_creation_input_tokens', 0)
+    assembly.merge_usage(fields)
 
 
 def read_anthropic(raw):
@@ -667,6 +784,70 @@ def responses_usage(assembly, usage):
         })
 
 
+def is_index(value):
+    return is_int(value) and value >= 0
+
+
+def responses_source(annotation):
+    """The source an annotation of `response.output_text.annotation.added` names, and its span within its
+    own content part (or None): a web page for `url_citation`, a file for the file citations (its id
+    and file name). None for another type, or one without the URL or file id it is about."""
+    kind = annotation.get('type')
+    if kind == 'url_citation':
+        url = text_piece(annotation.get('url'))
+        if url is None:
+            return None, None
+        source = {'kind': 'url', 'url': url}
+        title = text_piece(annotation.get('title'))
+    elif kind in ('file_citation', 'file_path', 'container_file_citation'):
+        file_id = text_piece(annotation.get('file_id'))
+        if file_id is None:
+            return None, None
+        source = {'kind': 'document', 'documentId': file_id}
+        title = text_piece(annotation.get('filename'))
+    else:
+        return None, None
+    if title is not None:
+        source['title'] = title
+    # A file citation's `index` is a position in the text, not a span: only start/end make one.
+    start, end = annotation.get('start_index'), annotation.get('end_index')
+    span = (start, end) if is_index(start) and is_index(end) and end >= start else None
+    return source, span
+
+
+def without(item, fields):
+    return {key: value for key, value in item.items() if key not in fields}
+
+
+def only(item, fields):
+    return {key: item[key] for key in fields if key in item}
+
+
+def responses_provider_tool(item):
+    """(name, input, result) of a finished item of a tool OpenAI runs itself; result None when the item
+    holds none. None for any other item (function and custom calls are the program's to run)."""
+    kind = item.get('type')
+    if kind == 'web_search_call':
+        # The action (search with its query, open_page, find_in_page) is what it was given; the pages
+        # a search found, its `sources`, are what it gave back.
+        action = item.get('action')
+        if not isinstance(action, dict):
+            return 'web_search', {}, None
+        return 'web_search', without(action, ('sources',)), action.get('sources')
+    if kind == 'file_search_call':
+        return 'file_search', only(item, ('queries',)), item.get('results')
+    if kind == 'code_interpreter_call':
+        return 'code_interpreter', only(item, ('code', 'container_id')), item.get('outputs')
+    if kind == 'image_generation_call':
+        # Beside the base64 image the item says how it was made (revised_prompt, size, quality, ...).
+        return 'image_generation', without(item, ('id', 'type', 'status', 'result')), item.get('result')
+    if kind == 'mcp_call':
+        error = item.get('error')
+        result = {'error': error} if error is not None else item.get('output')
+        return text_piece(item.get('name')) or 'mcp', only(item, ('server_label', 'arguments')), result
+    return None
+
+
 def read_openai_responses(raw):
     assembly = Assembly('openai-responses')
 
@@ -674,6 +855,31 @@ def read_openai_responses(raw):
         frames, cut_mid_line = read_sse(raw)
         choice = assembly.choice(0)
         done = False
+        # Where each content part (item, content index) begins in the choice's content, in UTF-16 code
+        # units: an annotation's span counts from its own part, a source's from the start of the content.
+        content_length = 0
+        part_starts = {}
+        annotated = set()
+        # Custom calls whose input came as deltas; the code a code interpreter item streamed.
+        custom_streamed = set()
+        streamed_code = {}
+
+        def part_of(event):
+            item = text_piece(event.get('item_id'))
+            return (item if item is not None else event.get('output_index'), event.get('content_index'))
+
+        def close_custom(number, key, text):
+            if key not in choice.by_key:
+                raise Unsupported(f'event {number}: the end of an unknown custom call')
+            call = choice.calls[choice.by_key[key]]
+            call.closed = True
+            if not isinstance(text, str):
+                return
+            if key not in custom_streamed:
+                call.arguments = [text]  # no deltas came: the finished input is the whole of it
+            elif ''.join(call.arguments) != text:
+                raise Unsupported(f'event {number}: a custom call whose input differs from its deltas')
+
         for number, frame in enumerate(frames, 1):
             event = parse_payload(frame.data, f'event {number}')
             kind = event.get('type')
@@ -689,17 +895,68 @@ def read_openai_responses(raw):
                     # call_id is the id a follow-up request answers; the item id only keys the fragments.
                     choice.tool_fragment(('item', item.get('id')), text_piece(item.get('call_id')), text_piece(item.get('name')), '')
                 elif item.get('type') == 'custom_tool_call':
-                    raise Unsupported('custom tool calls')
+                    # A free-form call: its input is raw text, streamed as custom_tool_call_input deltas.
+                    choice.tool_fragment(('item', item.get('id')), text_piece(item.get('call_id')), text_piece(item.get('name')), '', kind='custom')
             elif kind == 'response.output_item.done':
                 item = event.get('item') or {}
                 if item.get('type') == 'reasoning':
                     encrypted = text_piece(item.get('encrypted_content'))
                     if encrypted is not None:
                         choice.signatures.append(encrypted)
+                elif item.get('type') == 'custom_tool_call':
+                    key = ('item', item.get('id'))
+                    choice.tool_fragment(key, text_piece(item.get('call_id')), text_piece(item.get('name')), '', kind='custom')
+                    close_custom(number, key, item.get('input'))
+                else:
+                    tool = responses_provider_tool(item)
+                    tool_id = text_piece(item.get('id'))
+                    if tool is not None and tool_id is not None:
+                        name, tool_input, result = tool
+                        if item.get('type') == 'code_interpreter_call' and tool_id in streamed_code:
+                            if streamed_code[tool_id] != item.get('code'):
+                                raise Unsupported(f'event {number}: code that differs from its deltas')
+                        choice.provider_call(tool_id, name, item['type'], tool_input)
+                        if result is not None:
+                            choice.provider_result(tool_id, result)
+            elif kind == 'response.custom_tool_call_input.delta':
+                key = ('item', event.get('item_id'))
+                if key not in choice.by_key:
+                    raise Unsupported(f'event {number}: input for an unknown item')
+                delta = event.get('delta')
+                choice.tool_fragment(key, None, None, delta if isinstance(delta, str) else '')
+                custom_streamed.add(key)
+            elif kind == 'response.custom_tool_call_input.done':
+                close_custom(number, ('item', event.get('item_id')), event.get('input'))
+            elif kind == 'response.code_interpreter_call_code.delta':
+                delta = event.get('delta')
+                tool_id = event.get('item_id')
+                streamed_code[tool_id] = streamed_code.get(tool_id, '') + (delta if isinstance(delta, str) else '')
             elif kind == 'response.output_text.delta':
                 piece = text_piece(event.get('delta'))
                 if piece is not None:
+                    part_starts.setdefault(part_of(event), content_length)
+                    content_length += utf16_length(piece)
                     choice.content.append(piece)
+                logprobs = event.get('logprobs')
+                tokens = [openai_token(entry) for entry in logprobs if is_token(entry)] if isinstance(logprobs, list) else []
+                if tokens:
+                    choice.logprobs.setdefault('content', []).extend(tokens)
+            elif kind == 'response.output_text.annotation.added':
+                # Servers repeat the annotations (in output_text.done, content_part.done, the finished
+                # item, response.completed): only these events are read, each annotation_index once.
+                part = part_of(event)
+                annotation_index = event.get('annotation_index')
+                if is_index(annotation_index):
+                    if (part, annotation_index) in annotated:
+                        continue
+                    annotated.add((part, annotation_index))
+                annotation = event.get('annotation')
+                source, span = responses_source(annotation) if isinstance(annotation, dict) else (None, None)
+                if source is not None:
+                    if span is not None:
+                        start = part_starts.get(part, content_length)  # a part with no text yet begins at the end
+                        source['span'] = {'start': start + span[0], 'end': start + span[1]}
+                    choice.sources.append(source)
             elif kind == 'response.refusal.delta':
                 piece = text_piece(event.get('delta'))
                 if piece is not None:
@@ -751,8 +1008,63 @@ GEMINI_FINISH = normalizer({
 })
 
 
+GEMINI_PATH_STEP = re.compile(r'\.([A-Za-z_][A-Za-z0-9_]*)|\[(0|[1-9][0-9]*)\]')
+
+
+def gemini_put_partial(args, piece):
+    """One Vertex `partialArgs` piece into the arguments object: a string's pieces are joined, any
+    other value set; objects and arrays are made as the JSON Path first names them."""
+    path = piece.get('jsonPath')
+    if not isinstance(path, str) or not path.startswith('$'):
+        raise Unsupported(f'partialArgs path {path!r}')
+    steps, at = [], 1
+    while at < len(path):
+        match = GEMINI_PATH_STEP.match(path, at)
+        if match is None:
+            raise Unsupported(f'partialArgs path {path!r}')
+        steps.append(match.group(1) if match.group(1) is not None else int(match.group(2)))
+        at = match.end()
+    if not steps or not isinstance(steps[0], str):
+        raise Unsupported(f'partialArgs path {path!r}')
+    if 'stringValue' in piece:
+        value = piece['stringValue']
+    elif 'numberValue' in piece:
+        value = piece['numberValue']
+    elif 'boolValue' in piece:
+        value = piece['boolValue']
+    elif 'nullValue' in piece:
+        value = None
+    else:
+        return
+    holder = args
+    for step, following in zip(steps, steps[1:]):
+        empty = [] if isinstance(following, int) else {}
+        if isinstance(step, int):
+            if step == len(holder):
+                holder.append(empty)
+            holder = holder[step]
+        else:
+            holder = holder.setdefault(step, empty)
+    last = steps[-1]
+    if isinstance(last, int):
+        if last == len(holder):
+            holder.append(value)
+        elif isinstance(value, str) and isinstance(holder[last], str):
+            holder[last] += value
+        else:
+            raise Unsupported(f'partialArgs path {path!r} written twice')
+    elif isinstance(value, str) and isinstance(holder.get(last), str):
+        holder[last] += value
+    elif last in holder:
+        raise Unsupported(f'partialArgs path {path!r} written twice')
+    else:
+        holder[last] = value
+
+
 def read_gemini(raw):
     assembly = Assembly('gemini')
+    # Vertex AI's streamed calls still open, per choice: their id, name and arguments so far.
+    streaming = {}
 
     def body():
         frames, cut_mid_line = read_sse(raw)
@@ -773,17 +1085,29 @@ def read_gemini(raw):
                         choice.signatures.append(signature)
                     if 'functionCall' in part:
                         call = part['functionCall'] or {}
-                        if 'partialArgs' in call or 'willContinue' in call:
-                            raise Unsupported('streamed function call arguments')
-                        args = call.get('args')
+                        name = text_piece(call.get('name'))
                         call_id = text_piece(call.get('id'))
+                        streamed = streaming.get(choice.index)
+                        if streamed is None and (call.get('willContinue') is True or call.get('partialArgs')):
+                            streamed = streaming[choice.index] = {'id': call_id, 'name': name, 'args': {}}
+                        if streamed is not None:
+                            # Vertex AI streams the arguments: pieces at JSON Paths, until a part that
+                            # does not say willContinue (often an empty functionCall).
+                            for piece in call.get('partialArgs') or []:
+                                gemini_put_partial(streamed['args'], piece)
+                            if call.get('willContinue') is True:
+                                continue
+                            del streaming[choice.index]
+                            call_id, name, args = streamed['id'], streamed['name'], streamed['args']
+                        else:
+                            args = call.get('args')
                         if call_id is None:
                             # Gemini native names no call ids: the library's documented rule makes a
                             # stable one from the response id, the choice and the call's position.
                             prefix = assembly.id or 'gemini'
                             where = '' if choice.index == 0 else f'-choice-{choice.index}'
                             call_id = f'{prefix}{where}-call-{len(choice.calls)}'
-                        choice.whole_call(call_id, text_piece(call.get('name')), js_stringify(args if args is not None else {}))
+                        choice.whole_call(call_id, name, js_stringify(args if args is not None else {}))
                     elif 'text' in part:
                         piece = text_piece(part.get('text'))
                         if piece is not None:
@@ -793,13 +1117,21 @@ def read_gemini(raw):
                     choice.raw_finish = finish
             usage = chunk.get('usageMetadata')
             if isinstance(usage, dict):
+                # OpenAI's meaning: the completion is all output, the answer and the thinking; a count
+                # the wire leaves out is 0 when the other came (protobuf JSON drops zeros).
+                answer, thoughts = usage.get('candidatesTokenCount'), usage.get('thoughtsTokenCount')
+                completion = None
+                if is_number(answer) or is_number(thoughts):
+                    completion = (answer if is_number(answer) else 0) + (thoughts if is_number(thoughts) else 0)
                 assembly.merge_usage({
                     'prompt': usage.get('promptTokenCount'),
-                    'completion': usage.get('candidatesTokenCount'),
+                    'completion': completion,
                     'total': usage.get('totalTokenCount'),
                     'cached': usage.get('cachedContentTokenCount'),
                     'reasoning': usage.get('thoughtsTokenCount'),
                 })
+        if streaming:
+            raise Unsupported('a streamed function call never closed')
         if cut_mid_line or not assembly.choices or any(c.raw_finish is None for c in assembly.choices.values()):
             raise Fault('StreamClosedEarlyError', 'no finishReason')
         # Gemini sends no tool call ids: they stay empty strings (the library does not invent them).

@@ -73,7 +73,7 @@ const EXAMPLE_COMPLETION: Completion = {
   toolCalls: [PARIS, TOKYO],
   finishReason: 'tool_calls',
   rawFinishReason: 'tool_use',
-  usage: { promptTokens: 472, completionTokens: 161, totalTokens: 633, cachedPromptTokens: 0 },
+  usage: { promptTokens: 472, completionTokens: 161, totalTokens: 633, cachedPromptTokens: 0, cacheWritePromptTokens: 0 },
   timings: null,
   reasoningTokens: 0,
   reasoningSignatures: [SIGNATURE],
@@ -105,7 +105,8 @@ const args = (index: number, text: string): ChatEvent => ({ type: 'tool-call-del
 /** The example stream's events, read off the file by hand. */
 const EXAMPLE_EVENTS: ChatEvent[] = [
   { type: 'start', id: 'msg_01HCd8Wq3kZr5vTn7yPbX2aL', model: 'claude-sonnet-4-5-20250929' },
-  { type: 'usage', usage: { promptTokens: 472, completionTokens: 3, totalTokens: 475, cachedPromptTokens: 0 } },
+  // Both cache counts are 0, so promptTokens is input_tokens alone; they are reported beside it all the same.
+  { type: 'usage', usage: { promptTokens: 472, completionTokens: 3, totalTokens: 475, cachedPromptTokens: 0, cacheWritePromptTokens: 0 } },
   { type: 'reasoning', choice: 0, text: 'The user wants the current' },
   { type: 'reasoning', choice: 0, text: ' weather in Paris and Tokyo.' },
   { type: 'reasoning', choice: 0, text: " I'll call get_weather once per city." },
@@ -124,7 +125,10 @@ const EXAMPLE_EVENTS: ChatEvent[] = [
   args(1, '"unit": "celsius"}'),
   { type: 'tool-call-end', choice: 0, index: 1 },
   { type: 'finish', choice: 0, reason: 'tool_calls', raw: 'tool_use' },
-  { type: 'usage', usage: { promptTokens: 472, completionTokens: 161, totalTokens: 633, cachedPromptTokens: 0 } },
+  {
+    type: 'usage',
+    usage: { promptTokens: 472, completionTokens: 161, totalTokens: 633, cachedPromptTokens: 0, cacheWritePromptTokens: 0 },
+  },
   { type: 'done' },
 ];
 
@@ -168,7 +172,7 @@ describe('anthropic', () => {
         toolCalls: [json],
         finishReason: 'tool_calls',
         rawFinishReason: 'tool_use',
-        usage: { promptTokens: 849, completionTokens: 47, totalTokens: 896, cachedPromptTokens: 0 },
+        usage: { promptTokens: 849, completionTokens: 47, totalTokens: 896, cachedPromptTokens: 0, cacheWritePromptTokens: 0 },
         timings: null,
         reasoningTokens: 0,
         choices: [
@@ -265,23 +269,21 @@ describe('anthropic', () => {
       ).toEqual([]);
     });
 
-    it('ignores ping, unknown event types, unknown delta types (citations_delta) and server tool blocks', () => {
+    it('skips ping, and without unknownEvents skips unknown event, block and delta types (an unknown block with its deltas)', () => {
       expect(
         middle([
           named({ type: 'ping' }),
           named({ type: 'brand_new_event', stuff: 1 }),
           blockStart(0, { type: 'text', text: '' }),
-          blockDelta(0, { type: 'citations_delta', citation: { cited_text: 'x' } }),
+          blockDelta(0, { type: 'brand_new_delta', text: 'not read' }),
           textDelta(0, 'a'),
           blockStop(0),
-          blockStart(1, { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} }),
-          jsonDelta(1, '{"query":"x"}'),
+          blockStart(1, { type: 'brand_new_block', data: 'x' }),
+          blockDelta(1, { type: 'text_delta', text: 'not a text block' }),
           blockStop(1),
-          blockStart(2, { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [] }),
+          blockStart(2, { type: 'text', text: '' }),
+          textDelta(2, 'b'),
           blockStop(2),
-          blockStart(3, { type: 'text', text: '' }),
-          textDelta(3, 'b'),
-          blockStop(3),
         ]),
       ).toEqual([
         { type: 'content', choice: 0, text: 'a' },
@@ -401,9 +403,13 @@ describe('anthropic', () => {
         messageDelta('end_turn', { output_tokens: 20 }),
         MESSAGE_STOP,
       ]);
+      // All input: 10 uncached + 4 read from the cache + 2 written to it.
       expect(events.filter((e) => e.type === 'usage')).toEqual([
-        { type: 'usage', usage: { promptTokens: 10, completionTokens: 1, totalTokens: 11, cachedPromptTokens: 4 } },
-        { type: 'usage', usage: { promptTokens: null, completionTokens: 20, totalTokens: 30 } },
+        {
+          type: 'usage',
+          usage: { promptTokens: 16, completionTokens: 1, totalTokens: 17, cachedPromptTokens: 4, cacheWritePromptTokens: 2 },
+        },
+        { type: 'usage', usage: { promptTokens: null, completionTokens: 20, totalTokens: 36 } },
       ]);
       const { completion } = assembleText(
         [
@@ -415,7 +421,7 @@ describe('anthropic', () => {
           .join(''),
         anthropic,
       );
-      expect(completion?.usage).toEqual({ promptTokens: 10, completionTokens: 20, totalTokens: 30, cachedPromptTokens: 4 });
+      expect(completion?.usage).toEqual({ promptTokens: 14, completionTokens: 20, totalTokens: 34, cachedPromptTokens: 4 });
     });
 
     it("takes a gateway's real input_tokens from message_delta over the 0 it sent at the start", () => {

@@ -167,6 +167,33 @@ describe('the chat-events dialect, frame by frame', () => {
     expect(garbage.error).toBeInstanceOf(ProtocolError);
   });
 
+  it('carries every part of a reply beside its text: cut calls, custom calls, log probabilities, sources, audio, provider tools', () => {
+    const parts: ChatEvent[] = [
+      { type: 'start', id: 'chatcmpl-1', model: 'm' },
+      { type: 'tool-call-delta', choice: 0, index: 0, id: 'call_c', name: 'run_sql', arguments: 'SELECT 1', kind: 'custom' },
+      {
+        type: 'tool-call',
+        choice: 0,
+        call: { kind: 'custom', index: 0, id: 'call_c', name: 'run_sql', arguments: 'SELECT 1', args: 'SELECT 1' },
+      },
+      { type: 'tool-call-incomplete', choice: 0, call: { index: 1, id: 'call_d', name: 'lookup', arguments: '{"q":' } },
+      { type: 'logprobs', choice: 0, content: [{ token: 'Hi', logprob: -0.5, bytes: [72, 105], top_logprobs: [] }] },
+      { type: 'source', choice: 0, source: { kind: 'url', url: 'https://example.com', title: 'Example', span: { start: 0, end: 2 } } },
+      { type: 'audio', choice: 0, id: 'audio_1', data: 'UklG', transcript: 'Hi', expiresAt: 1767225600 },
+      { type: 'provider-tool-call', choice: 0, call: { id: 'ws_1', name: 'web_search', type: 'web_search_call', input: { query: 'q' } } },
+      { type: 'provider-tool-result', choice: 0, id: 'ws_1', result: { status: 'completed' } },
+      { type: 'unknown', event: 'response.novelty', payload: { type: 'response.novelty', deep: [1] } },
+      {
+        type: 'usage',
+        usage: { promptTokens: 10, completionTokens: 2, totalTokens: 12, cachedPromptTokens: 4, cacheWritePromptTokens: 3 },
+      },
+      { type: 'finish', choice: 0, reason: 'length', raw: 'length' },
+    ];
+    const wire = collectSync(of(...parts, { type: 'done' } as const).pipe(serverWrites)).values.join('');
+    const relayed = runSync([wire], pipe(sseFrames(), assembleChunks({ dialect: 'chat-events' })));
+    expect(relayed).toEqual({ values: [...parts, { type: 'done' }] });
+  });
+
   it('ignores an event type it does not know, and frames after done; strict refuses both', () => {
     const later = frame({ type: 'citation', url: 'https://example.com' });
     expect(readDialect(chatEvents, [later, content, done, content])).toEqual({

@@ -7,7 +7,7 @@ import { gemini } from '../../src/dialects/gemini';
 import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors';
 import { ChatEvent, Completion } from '../../src/events';
 import { runSync } from '../support/collect';
-import { assembleText, readBytes, marbleFile } from '../support/dialect';
+import { assembleBytes, assembleText, readBytes, marbleFile } from '../support/dialect';
 import { exampleStreamSuite } from '../support/dialectSuite';
 import { frame, readDialect } from '../support/frames';
 
@@ -61,7 +61,8 @@ const EXAMPLE_COMPLETION: Completion = {
   toolCalls: [PARIS, TOKYO],
   finishReason: 'tool_calls',
   rawFinishReason: 'STOP',
-  usage: { promptTokens: 58, completionTokens: 41, totalTokens: 187, reasoningTokens: 88 },
+  // Usage in OpenAI's meaning: the completion is candidatesTokenCount (41) + thoughtsTokenCount (88).
+  usage: { promptTokens: 58, completionTokens: 129, totalTokens: 187, reasoningTokens: 88 },
   timings: null,
   reasoningTokens: 0,
   reasoningSignatures: [SIGNATURE],
@@ -83,17 +84,17 @@ const EXAMPLE_COMPLETION: Completion = {
 const EXAMPLE_EVENTS: ChatEvent[] = [
   { type: 'start', id: 'b36LacjwM668nsEP2tbsgQQ', model: 'gemini-3-flash-preview' },
   { type: 'reasoning', choice: 0, text: REASONING },
-  { type: 'usage', usage: { promptTokens: 58, completionTokens: null, totalTokens: 146, reasoningTokens: 88 } },
+  { type: 'usage', usage: { promptTokens: 58, completionTokens: 88, totalTokens: 146, reasoningTokens: 88 } },
   { type: 'content', choice: 0, text: 'Let me check both cities.' },
-  { type: 'usage', usage: { promptTokens: 58, completionTokens: 6, totalTokens: 152, reasoningTokens: 88 } },
+  { type: 'usage', usage: { promptTokens: 58, completionTokens: 94, totalTokens: 152, reasoningTokens: 88 } },
   { type: 'tool-call-delta', choice: 0, index: 0, id: PARIS.id, name: 'get_weather', arguments: PARIS.arguments },
   { type: 'tool-call-end', choice: 0, index: 0 },
   { type: 'reasoning-signature', choice: 0, signature: SIGNATURE },
   { type: 'tool-call-delta', choice: 0, index: 1, id: TOKYO.id, name: 'get_weather', arguments: TOKYO.arguments },
   { type: 'tool-call-end', choice: 0, index: 1 },
-  { type: 'usage', usage: { promptTokens: 58, completionTokens: 41, totalTokens: 187, reasoningTokens: 88 } },
+  { type: 'usage', usage: { promptTokens: 58, completionTokens: 129, totalTokens: 187, reasoningTokens: 88 } },
   { type: 'finish', choice: 0, reason: 'tool_calls', raw: 'STOP' },
-  { type: 'usage', usage: { promptTokens: 58, completionTokens: 41, totalTokens: 187, reasoningTokens: 88 } },
+  { type: 'usage', usage: { promptTokens: 58, completionTokens: 129, totalTokens: 187, reasoningTokens: 88 } },
   { type: 'done' },
 ];
 
@@ -183,7 +184,22 @@ describe('gemini dialect', () => {
       ],
       ['an empty signature', { text: 'x', thoughtSignature: '' }, [{ type: 'content', choice: 0, text: 'x' }]],
       ['inlineData (not text)', { inlineData: { mimeType: 'image/png', data: 'AAAA' } }, []],
-      ['executableCode', { executableCode: { language: 'PYTHON', code: 'print(1)' } }, []],
+      [
+        'executableCode (code the provider runs itself, never a function call)',
+        { executableCode: { language: 'PYTHON', code: 'print(1)' } },
+        [
+          {
+            type: 'provider-tool-call',
+            choice: 0,
+            call: {
+              id: 'code-execution-0',
+              name: 'code_execution',
+              type: 'executableCode',
+              input: { language: 'PYTHON', code: 'print(1)' },
+            },
+          },
+        ],
+      ],
       ['an empty part', {}, []],
     ])('maps a part with %s', (_name, part, expected) => {
       expect(partEvents([part])).toEqual(expected);
@@ -406,7 +422,7 @@ describe('gemini dialect', () => {
       expect(completion?.usage).toEqual({ promptTokens: 10, completionTokens: 2, totalTokens: 12 });
     });
 
-    it('maps cachedContentTokenCount and thoughtsTokenCount, and ignores the per-modality details', () => {
+    it('counts the thinking in the completion, maps cachedContentTokenCount, and ignores the per-modality details', () => {
       const usageMetadata = {
         promptTokenCount: 100,
         candidatesTokenCount: 20,
@@ -419,8 +435,66 @@ describe('gemini dialect', () => {
       };
       expect(readGemini([finishing('STOP', { usageMetadata })]).events).toContainEqual({
         type: 'usage',
-        usage: { promptTokens: 100, completionTokens: 20, totalTokens: 150, cachedPromptTokens: 64, reasoningTokens: 30 },
+        usage: { promptTokens: 100, completionTokens: 50, totalTokens: 150, cachedPromptTokens: 64, reasoningTokens: 30 },
       });
+    });
+
+    it("reads usage in OpenAI's meaning from a stream: all output in the completion, the provider's own total", () => {
+      // usageMetadata: promptTokenCount "includes the number of tokens in the cached content",
+      // cachedContentTokenCount is that cached part, candidatesTokenCount the answer, thoughtsTokenCount
+      // the thinking, and totalTokenCount also counts toolUsePromptTokenCount (here 1200 + 4 + 312 + 8).
+      // A count of 0 is left out of the JSON (candidatesTokenCount in the first chunk).
+      // https://ai.google.dev/api/generate-content#UsageMetadata
+      const stream =
+        'data: {"candidates":[{"content":{"parts":[{"text":"Adding it up.","thought":true}],"role":"model"},"index":0}],' +
+        '"usageMetadata":{"promptTokenCount":1200,"totalTokenCount":1520,"cachedContentTokenCount":1024,"thoughtsTokenCount":312,' +
+        '"toolUsePromptTokenCount":8},"modelVersion":"gemini-2.5-flash","responseId":"u-1"}\r\n\r\n' +
+        'data: {"candidates":[{"content":{"parts":[{"text":"Forty-two."}],"role":"model"},"finishReason":"STOP","index":0}],' +
+        '"usageMetadata":{"promptTokenCount":1200,"candidatesTokenCount":4,"totalTokenCount":1524,"cachedContentTokenCount":1024,' +
+        '"thoughtsTokenCount":312,"toolUsePromptTokenCount":8,"promptTokensDetails":[{"modality":"TEXT","tokenCount":1200}]},' +
+        '"modelVersion":"gemini-2.5-flash","responseId":"u-1"}\r\n\r\n';
+      const whole = assembleText(stream, gemini);
+      for (const chunkSize of [1, 3, 7, 64]) expect(assembleText(stream, gemini, { chunkSize })).toEqual(whole);
+      expect(whole.events.filter((e) => e.type === 'usage')).toEqual([
+        {
+          type: 'usage',
+          usage: { promptTokens: 1200, completionTokens: 312, totalTokens: 1520, cachedPromptTokens: 1024, reasoningTokens: 312 },
+        },
+        {
+          type: 'usage',
+          usage: { promptTokens: 1200, completionTokens: 316, totalTokens: 1524, cachedPromptTokens: 1024, reasoningTokens: 312 },
+        },
+      ]);
+      expect(whole.completion?.usage).toEqual({
+        promptTokens: 1200,
+        completionTokens: 316,
+        totalTokens: 1524,
+        cachedPromptTokens: 1024,
+        reasoningTokens: 312,
+      });
+    });
+
+    it('keeps the text, the usage and the finish of a plain reply cut by the token limit (MAX_TOKENS is length)', () => {
+      // FinishReason MAX_TOKENS: "the maximum number of tokens as specified in the request was reached".
+      // https://ai.google.dev/api/generate-content#FinishReason
+      const stream =
+        'data: {"candidates":[{"content":{"parts":[{"text":"One, two,"}],"role":"model"},"index":0}],"usageMetadata":' +
+        '{"promptTokenCount":9,"candidatesTokenCount":3,"totalTokenCount":12},' +
+        '"modelVersion":"gemini-2.5-flash","responseId":"m-1"}\r\n\r\n' +
+        'data: {"candidates":[{"content":{"parts":[{"text":" three"}],"role":"model"},"finishReason":"MAX_TOKENS","index":0}],' +
+        '"usageMetadata":{"promptTokenCount":9,"candidatesTokenCount":4,"totalTokenCount":20,"thoughtsTokenCount":7},' +
+        '"modelVersion":"gemini-2.5-flash","responseId":"m-1"}\r\n\r\n';
+      const whole = assembleText(stream, gemini);
+      for (const chunkSize of [1, 3, 7, 64]) expect(assembleText(stream, gemini, { chunkSize })).toEqual(whole);
+      expect(whole.error).toBeUndefined();
+      expect(whole.completion).toMatchObject({
+        content: 'One, two, three',
+        toolCalls: [],
+        finishReason: 'length',
+        rawFinishReason: 'MAX_TOKENS',
+        usage: { promptTokens: 9, completionTokens: 11, totalTokens: 20, reasoningTokens: 7 },
+      });
+      expect(whole.completion?.incompleteToolCalls).toBeUndefined();
     });
 
     it('makes no usage event for a chunk without usageMetadata, with usageMetadata: null, or with no counts in it', () => {
@@ -431,6 +505,11 @@ describe('gemini dialect', () => {
   });
 
   describe('unknown events and fields', () => {
+    it('with unknownEvents, passes on nothing of a stream whose parts and chunks it all reads', () => {
+      const bytes = readBytes(EXAMPLE);
+      expect(assembleBytes(bytes, gemini, { dialect: { unknownEvents: true } }).events).toEqual(EXAMPLE_EVENTS);
+    });
+
     it('ignores unknown fields at every level', () => {
       const noisy = {
         candidates: [
@@ -554,11 +633,6 @@ describe('gemini dialect', () => {
         { candidates: [{ content: { parts: [{ functionCall: { name: 'f', args: [1] } }] } }] },
         'frame 1: candidates[0].content.parts[0].functionCall.args is an array, not an object',
       ],
-      [
-        'streamed arguments (Vertex partialArgs)',
-        { candidates: [{ content: { parts: [{ functionCall: { name: 'f', willContinue: true } }] } }] },
-        'frame 1: candidates[0].content.parts[0].functionCall streams its arguments (partialArgs, willContinue), which is not supported',
-      ],
       ['finishReason as a number', { candidates: [{ finishReason: 1 }] }, 'frame 1: candidates[0].finishReason is 1'],
       ['an empty finishReason', { candidates: [{ finishReason: '' }] }, 'frame 1: candidates[0].finishReason is ""'],
       ['usageMetadata as a number', { usageMetadata: 5 }, 'frame 1: usageMetadata is not an object'],
@@ -617,7 +691,7 @@ describe('gemini dialect', () => {
           reasoning,
           toolCalls: calls,
           finishReason: null,
-          usage: { promptTokens: 58, completionTokens: 41, totalTokens: 187, reasoningTokens: 88 },
+          usage: { promptTokens: 58, completionTokens: 129, totalTokens: 187, reasoningTokens: 88 },
         },
       });
     });

@@ -13,6 +13,9 @@ import { frame, readDialect } from '../support/frames';
 // The example stream of this dialect, byte for byte (marbles/README.md says where it came from).
 const EXAMPLE = marbleFile('dialects/llamacpp-completion.sse');
 
+/** SSE text of `payloads`: a `data:` event each, its JSON compact as the server writes it. */
+const sse = (...payloads: object[]): string => payloads.map((payload) => `data: ${JSON.stringify(payload)}\n\n`).join('');
+
 /** Runs frames through the llamacppCompletion core; returns the events and the error, if any. */
 const read = (frames: readonly SseFrame[], options?: DialectOptions) => readDialect(llamacppCompletion, frames, options);
 
@@ -194,13 +197,191 @@ describe('llamacppCompletion', () => {
       ]);
     });
 
-    it('ignores unknown fields (completion_probabilities, generation_settings, __verbose)', () => {
+    it('ignores unknown fields (generation_settings, __verbose)', () => {
       const noisy = read([
-        piece('a', { completion_probabilities: [{ id: 1, token: 'a', logprob: -0.1 }], __verbose: { x: 1 } }),
+        piece('a', { __verbose: { x: 1 } }),
         last({ generation_settings: { temperature: 0.8 }, prompt: 'p', has_new_line: false, truncated: false, tokens_cached: 16 }),
       ]);
       expect(noisy).toEqual(read([piece('a'), last()]));
       expect(noisy.error).toBeUndefined();
+    });
+  });
+
+  describe('log probabilities (completion_probabilities, with n_probs)', () => {
+    // Newer servers: the OpenAI fields with the token `id` (tools/server/server-task.cpp,
+    // `completion_token_output::probs_vector_to_json`; the `/completion` section of
+    // https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md). The final chunk of a
+    // stream carries none: each token came with its partial chunk.
+    const NEWER = sse(
+      {
+        index: 0,
+        content: ' Paris',
+        tokens: [],
+        stop: false,
+        id_slot: -1,
+        tokens_predicted: 1,
+        tokens_evaluated: 9,
+        completion_probabilities: [
+          {
+            id: 12095,
+            token: ' Paris',
+            bytes: [32, 80, 97, 114, 105, 115],
+            logprob: -0.0871,
+            top_logprobs: [
+              { id: 12095, token: ' Paris', bytes: [32, 80, 97, 114, 105, 115], logprob: -0.0871 },
+              { id: 576, token: ' The', bytes: [32, 84, 104, 101], logprob: -2.5093 },
+            ],
+          },
+        ],
+      },
+      {
+        index: 0,
+        content: '.',
+        tokens: [],
+        stop: false,
+        id_slot: -1,
+        tokens_predicted: 2,
+        tokens_evaluated: 9,
+        completion_probabilities: [
+          {
+            id: 13,
+            token: '.',
+            bytes: [46],
+            logprob: -0.4117,
+            top_logprobs: [
+              { id: 13, token: '.', bytes: [46], logprob: -0.4117 },
+              { id: 11, token: ',', bytes: [44], logprob: -1.2958 },
+            ],
+          },
+        ],
+      },
+      {
+        index: 0,
+        content: '',
+        tokens: [],
+        id_slot: 0,
+        stop: true,
+        model: 'Qwen3-8B-Q4_K_M.gguf',
+        tokens_predicted: 3,
+        tokens_evaluated: 9,
+        stop_type: 'eos',
+        stopping_word: '',
+        tokens_cached: 12,
+      },
+    );
+    const PARIS = {
+      token: ' Paris',
+      logprob: -0.0871,
+      bytes: [32, 80, 97, 114, 105, 115],
+      top_logprobs: [
+        { token: ' Paris', logprob: -0.0871, bytes: [32, 80, 97, 114, 105, 115] },
+        { token: ' The', logprob: -2.5093, bytes: [32, 84, 104, 101] },
+      ],
+    };
+    const PERIOD = {
+      token: '.',
+      logprob: -0.4117,
+      bytes: [46],
+      top_logprobs: [
+        { token: '.', logprob: -0.4117, bytes: [46] },
+        { token: ',', logprob: -1.2958, bytes: [44] },
+      ],
+    };
+
+    it("emits a logprobs event in OpenAI's shape after each chunk's content (token ids dropped)", () => {
+      expect(assembleText(NEWER, llamacppCompletion).events.slice(0, 3)).toEqual([
+        { type: 'content', choice: 0, text: ' Paris' },
+        { type: 'logprobs', choice: 0, content: [PARIS] },
+        { type: 'usage', usage: { promptTokens: 9, completionTokens: 1, totalTokens: 10 } },
+      ]);
+    });
+
+    it('joins them in the completion, at every chunk size', () => {
+      for (const chunkSize of [1, 3, 7, 64, NEWER.length]) {
+        expect(assembleText(NEWER, llamacppCompletion, { chunkSize }).completion?.logprobs).toEqual({
+          content: [PARIS, PERIOD],
+          refusal: null,
+        });
+      }
+    });
+
+    it("reads the older shape {content, probs: [{tok_str, prob}]}, the log probability the log of the token's own prob", () => {
+      // Older servers' `completion_probabilities`, as the server README documented it until the
+      // Chat-shaped probabilities replaced it: `{"content": "<the token selected by the
+      // model>", "probs": [{"prob": float, "tok_str": "<most likely token>"}, ...]}` in
+      // examples/server/README.md of https://github.com/ggml-org/llama.cpp (now tools/server/README.md).
+      const older = sse(
+        {
+          content: ' Paris',
+          stop: false,
+          completion_probabilities: [
+            {
+              content: ' Paris',
+              probs: [
+                { tok_str: ' Paris', prob: 0.5 },
+                { tok_str: ' The', prob: 0.25 },
+              ],
+            },
+          ],
+        },
+        { content: '', stop: true, stop_type: 'eos' },
+      );
+      expect(assembleText(older, llamacppCompletion).completion?.logprobs).toEqual({
+        content: [
+          {
+            token: ' Paris',
+            logprob: Math.log(0.5),
+            bytes: null,
+            top_logprobs: [
+              { token: ' Paris', logprob: Math.log(0.5), bytes: null },
+              { token: ' The', logprob: Math.log(0.25), bytes: null },
+            ],
+          },
+        ],
+        refusal: null,
+      });
+    });
+
+    it('reads post_sampling_probs (prob and top_probs) as the log of prob', () => {
+      const post = frame({
+        content: 'a',
+        stop: false,
+        completion_probabilities: [
+          { id: 1, token: 'a', bytes: [97], prob: 0.25, top_probs: [{ id: 1, token: 'a', bytes: [97], prob: 0.25 }] },
+        ],
+      });
+      const { events } = read([post, last()]);
+      expect(events).toContainEqual({
+        type: 'logprobs',
+        choice: 0,
+        content: [
+          { token: 'a', logprob: Math.log(0.25), bytes: [97], top_logprobs: [{ token: 'a', logprob: Math.log(0.25), bytes: [97] }] },
+        ],
+      });
+    });
+
+    const malformed = piece('a', {
+      completion_probabilities: [{ token: 'a', logprob: -0.1 }, { token: 'b' }, { content: 'c', probs: [{ tok_str: 'd', prob: 0.9 }] }],
+    });
+
+    it('skips entries that give no log probability (an older entry whose token is not among its probs included)', () => {
+      expect(read([malformed, last()]).events).toContainEqual({
+        type: 'logprobs',
+        choice: 0,
+        content: [{ token: 'a', logprob: -0.1, bytes: null, top_logprobs: [] }],
+      });
+    });
+
+    it('refuses such entries under strict', () => {
+      expect((read([malformed, last()], { strict: true }).error as Error).message).toBe(
+        "frame 1: completion_probabilities holds an entry that is not a token's log probability",
+      );
+    });
+
+    it('skips completion_probabilities that is not a list, and refuses it under strict', () => {
+      const odd = [piece('a', { completion_probabilities: { a: 1 } }), last()];
+      expect(read(odd)).toEqual(read([piece('a'), last()]));
+      expect((read(odd, { strict: true }).error as Error).message).toBe('frame 1: completion_probabilities is an object, not a list');
     });
   });
 

@@ -425,10 +425,126 @@ describe('ollama dialect', () => {
     });
   });
 
+  describe('log probabilities', () => {
+    // With `logprobs: true` (and `top_logprobs: n`) in the request, each line carries the log
+    // probabilities of its tokens at the top level: `logprobs: [{token, logprob, bytes, top_logprobs:
+    // [{token, logprob, bytes}]}]`, on /api/chat as on /api/generate.
+    // https://github.com/ollama/ollama/blob/main/docs/api.md#generate-a-chat-completion
+    // https://github.com/ollama/ollama-python/pull/601 (the client's `logprobs` and `top_logprobs`)
+    const chat =
+      [
+        '{"model":"gemma3","created_at":"2026-01-01T00:00:00Z","message":{"role":"assistant","content":"Hi"},"done":false,' +
+          '"logprobs":[{"token":"Hi","logprob":-0.01,"bytes":[72,105],"top_logprobs":[{"token":"Hi","logprob":-0.01,"bytes":[72,105]},' +
+          '{"token":"Hello","logprob":-4.75,"bytes":[72,101,108,108,111]}]}]}',
+        '{"model":"gemma3","created_at":"2026-01-01T00:00:01Z","message":{"role":"assistant","content":" there"},"done":false,' +
+          '"logprobs":[{"token":" the","logprob":-0.5,"top_logprobs":[]},{"token":"re","logprob":-0.25}]}',
+        '{"model":"gemma3","created_at":"2026-01-01T00:00:02Z","message":{"role":"assistant","content":""},"done":true,' +
+          '"done_reason":"stop","prompt_eval_count":12,"eval_count":3}',
+      ].join('\n') + '\n';
+    const first = {
+      token: 'Hi',
+      logprob: -0.01,
+      bytes: [72, 105],
+      top_logprobs: [
+        { token: 'Hi', logprob: -0.01, bytes: [72, 105] },
+        { token: 'Hello', logprob: -4.75, bytes: [72, 101, 108, 108, 111] },
+      ],
+    };
+    const second = { token: ' the', logprob: -0.5, bytes: null, top_logprobs: [] };
+    const third = { token: 're', logprob: -0.25, bytes: null, top_logprobs: [] };
+
+    it("emits each line's tokens as a logprobs event after its text, and the completion joins them", () => {
+      const whole = assembleText(chat, ollama, NDJSON);
+      for (const chunkSize of [1, 2, 7, 64]) expect(assembleText(chat, ollama, { ...NDJSON, chunkSize })).toEqual(whole);
+      expect(whole.events).toEqual([
+        start('gemma3'),
+        { type: 'content', choice: 0, text: 'Hi' },
+        { type: 'logprobs', choice: 0, content: [first] },
+        { type: 'content', choice: 0, text: ' there' },
+        { type: 'logprobs', choice: 0, content: [second, third] },
+        stopped,
+        { type: 'usage', usage: { promptTokens: 12, completionTokens: 3, totalTokens: 15 } },
+        done,
+      ]);
+      expect(whole.completion?.logprobs).toEqual({ content: [first, second, third], refusal: null });
+    });
+
+    it("keeps every line's values when lines of one shape are read through a template that reuses their objects", () => {
+      const shaped = (token: string, byte: number) =>
+        `{"model":"m","created_at":"t","response":"${token}","done":false,"logprobs":[{"token":"${token}","logprob":-0.5,` +
+        `"bytes":[${byte}],"top_logprobs":[{"token":"${token}","logprob":-0.5,"bytes":[${byte}]}]}]}\n`;
+      const text = shaped('a', 97) + shaped('b', 98) + shaped('c', 99) + shaped('d', 100) + '{"model":"m","done":true}\n';
+      const { completion } = assembleText(text, ollama, NDJSON);
+      expect(completion?.logprobs?.content).toEqual(
+        [
+          ['a', 97],
+          ['b', 98],
+          ['c', 99],
+          ['d', 100],
+        ].map(([token, byte]) => ({ token, logprob: -0.5, bytes: [byte], top_logprobs: [{ token, logprob: -0.5, bytes: [byte] }] })),
+      );
+    });
+
+    it('reads them on /api/generate lines too, and makes no event for an empty list', () => {
+      const generate =
+        '{"model":"llama3.2","created_at":"t","response":"Yes","done":false,' +
+        '"logprobs":[{"token":"Yes","logprob":-0.1,"bytes":[89,101,115]}]}\n' +
+        '{"model":"llama3.2","created_at":"t","response":"","done":true,"done_reason":"stop","logprobs":[]}\n';
+      const { events } = assembleText(generate, ollama, NDJSON);
+      expect(events.filter((e) => e.type === 'logprobs')).toEqual([
+        { type: 'logprobs', choice: 0, content: [{ token: 'Yes', logprob: -0.1, bytes: [89, 101, 115], top_logprobs: [] }] },
+      ]);
+    });
+
+    it.each([
+      ['logprobs as an object', { logprobs: {} }, 'frame 1: logprobs is an object, not an array'],
+      ['an entry without a token', { logprobs: [{ logprob: -1 }] }, 'frame 1: logprobs[0].token is missing, not text'],
+      ['an entry without a logprob', { logprobs: [{ token: 'a' }] }, 'frame 1: logprobs[0].logprob is missing, not a number'],
+      [
+        'bytes that are not numbers',
+        { logprobs: [{ token: 'a', logprob: -1, bytes: ['a'] }] },
+        'frame 1: logprobs[0].bytes is not an array of numbers',
+      ],
+      [
+        'an alternative that is not an object',
+        { logprobs: [{ token: 'a', logprob: -1, top_logprobs: [1] }] },
+        'frame 1: logprobs[0].top_logprobs[0] is 1, not an object',
+      ],
+    ])('is a ProtocolError for %s', (_name, extra, message) => {
+      const { error } = readOllama([frame(line({ content: 'a' }, extra)), DONE_LINE]);
+      expect(error).toBeInstanceOf(ProtocolError);
+      expect((error as Error).message).toBe(message);
+    });
+  });
+
+  describe('lines it does not read', () => {
+    // A line with neither `message`, `response` nor `done` is none of /api/chat's or /api/generate's
+    // (the progress lines of /api/pull are `{"status": ...}`). https://github.com/ollama/ollama/blob/main/docs/api.md#pull-a-model
+    const stream =
+      '{"status":"pulling manifest"}\n' +
+      '{"model":"qwen3:8b","created_at":"t","message":{"role":"assistant","content":"ok"},"done":false}\n' +
+      '{"model":"qwen3:8b","created_at":"t","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop"}\n';
+
+    it('with unknownEvents, passes such a line on as an unknown event (a copy, no event name)', () => {
+      const { events } = assembleText(stream, ollama, { ...NDJSON, dialect: { unknownEvents: true } });
+      expect(events).toEqual([
+        { type: 'unknown', payload: { status: 'pulling manifest' } },
+        started,
+        { type: 'content', choice: 0, text: 'ok' },
+        stopped,
+        done,
+      ]);
+    });
+
+    it('without unknownEvents, skips it', () => {
+      expect(assembleText(stream, ollama, NDJSON).events).toEqual([started, { type: 'content', choice: 0, text: 'ok' }, stopped, done]);
+    });
+  });
+
   describe('unknown fields', () => {
     it('ignores unknown fields at every level', () => {
       const noisy = [
-        line({ content: 'hi', images: null, extra: 1 }, { logprobs: [{ token: 'hi' }], remote_model: 'x', remote_host: 'y' }),
+        line({ content: 'hi', images: null, extra: 1 }, { remote_model: 'x', remote_host: 'y' }),
         line({
           tool_calls: [
             { id: 'a', type: 'function', extra: true, function: { index: 0, name: 'f', arguments: { a: 1 }, description: 'd' } },

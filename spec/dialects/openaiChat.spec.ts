@@ -1,7 +1,10 @@
 import { SseFrame } from '../../src/core/SseParser';
+import { detectDialect } from '../../src/dialects/auto';
 import { openaiChat } from '../../src/dialects/openaiChat';
+import { autoDialect } from '../../src/dialects/registry';
 import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors';
 import { ChatEvent, Completion } from '../../src/events';
+import { assembleText } from '../support/dialect';
 import { exampleStreamSuite } from '../support/dialectSuite';
 import { CHUNK_START as start, DONE, chunk, frame, readChat } from '../support/frames';
 
@@ -305,6 +308,30 @@ describe('openai-chat dialect', () => {
     it('under strict, is a ProtocolError for a finish reason other than stop, tool_calls and length', () => {
       expect(readChat([frame(chunk({}, {}, 'content_filter')), DONE], { strict: true }).error).toBeInstanceOf(ProtocolError);
       expect(readChat([frame(chunk({}, {}, 'length')), DONE], { strict: true }).error).toBeUndefined();
+    });
+  });
+
+  describe('the legacy Completions stream (spec/dialects/openaiChatLegacy.spec.ts has the rest)', () => {
+    // `/v1/completions` chunks: `"object": "text_completion"`, the text in `choices[].text`
+    // (https://platform.openai.com/docs/api-reference/completions/object).
+    const legacy = (text: string, finish: string | null) =>
+      `data: ${JSON.stringify({
+        id: 'cmpl-1',
+        object: 'text_completion',
+        created: 1,
+        choices: [{ text, index: 0, logprobs: null, finish_reason: finish }],
+        model: 'gpt-3.5-turbo-instruct',
+      })}\n\n`;
+    const stream = legacy('Hello', null) + legacy(' there', null) + legacy('', 'stop') + 'data: [DONE]\n\n';
+
+    it('is chosen by auto (a choices array), and assembles the same through auto as through openai-chat, at several chunk sizes', () => {
+      const first: unknown = JSON.parse(stream.slice('data: '.length, stream.indexOf('\n')));
+      expect(detectDialect(first)).toBe('openai-chat');
+      for (const chunkSize of [1, 3, 8, stream.length]) {
+        const direct = assembleText(stream, openaiChat, { chunkSize });
+        expect(direct.completion).toMatchObject({ id: 'cmpl-1', content: 'Hello there', finishReason: 'stop' });
+        expect(assembleText(stream, autoDialect, { chunkSize })).toEqual(direct);
+      }
     });
   });
 

@@ -470,7 +470,7 @@ describe('openai-responses dialect', () => {
       ]);
     });
 
-    it('reads custom_tool_call items and custom_tool_call_input deltas the same way', () => {
+    it('reads custom_tool_call items and custom_tool_call_input deltas the same way, every fragment marked custom', () => {
       const { events } = read([
         created(),
         {
@@ -489,9 +489,9 @@ describe('openai-responses dialect', () => {
         completed(),
       ]);
       expect(events.slice(1)).toEqual([
-        { type: 'tool-call-delta', choice: 0, index: 0, id: 'call_c', name: 'run_sql', arguments: '' },
-        { type: 'tool-call-delta', choice: 0, index: 0, arguments: '"SELECT ' },
-        { type: 'tool-call-delta', choice: 0, index: 0, arguments: '1"' },
+        { type: 'tool-call-delta', choice: 0, index: 0, id: 'call_c', name: 'run_sql', arguments: '', kind: 'custom' },
+        { type: 'tool-call-delta', choice: 0, index: 0, arguments: '"SELECT ', kind: 'custom' },
+        { type: 'tool-call-delta', choice: 0, index: 0, arguments: '1"', kind: 'custom' },
         { type: 'tool-call-end', choice: 0, index: 0 },
         { type: 'finish', choice: 0, reason: 'tool_calls', raw: 'completed' },
         { type: 'done' },
@@ -503,12 +503,9 @@ describe('openai-responses dialect', () => {
       expect(events[1]).toEqual({ type: 'tool-call-delta', choice: 0, index: 0, id: 'call_1', name: 'f', arguments: '{"city":"Paris"}' });
     });
 
-    it('ignores output items that are not function or custom tool calls (messages, built-in tools)', () => {
+    it('makes no event for message items (their text streams in events of its own)', () => {
       const { events } = read([
         created(),
-        { type: 'response.output_item.added', output_index: 0, item: { id: 'ws_1', type: 'web_search_call', status: 'in_progress' } },
-        { type: 'response.web_search_call.searching', item_id: 'ws_1', output_index: 0 },
-        { type: 'response.output_item.done', output_index: 0, item: { id: 'ws_1', type: 'web_search_call', status: 'completed' } },
         { type: 'response.output_item.added', output_index: 1, item: { id: 'msg_1', type: 'message', content: [] } },
         { type: 'response.output_item.done', output_index: 1, item: { id: 'msg_1', type: 'message', content: [] } },
         completed(),
@@ -566,8 +563,8 @@ describe('openai-responses dialect', () => {
       ['a call_id that is a number', callAdded('fc_1', 0, 7 as unknown as string, 'f')],
       ['a negative output_index', callAdded('fc_1', -1, 'call_1', 'f')],
       [
-        'a call item with neither id nor output_index',
-        { type: 'response.output_item.added', item: { type: 'function_call', call_id: 'c', name: 'f' } },
+        'a call item with no id, call_id or output_index',
+        { type: 'response.output_item.added', item: { type: 'function_call', name: 'f' } },
       ],
       ['arguments that are a number', callAdded('fc_1', 0, 'call_1', 'f', { arguments: 5 })],
       ['an argument delta that is not text', argsDelta('fc_0', 0, { a: 1 })],
@@ -761,7 +758,7 @@ describe('openai-responses dialect', () => {
   });
 
   describe('unknown and ignored events', () => {
-    it('ignores keepalive, lifecycle, content parts, annotations, unknown types and unknown fields', () => {
+    it('ignores keepalive, lifecycle, content parts, unknown types and unknown fields', () => {
       const noisy = read([
         { type: 'keepalive', sequence_number: 0 },
         created(),
@@ -776,12 +773,6 @@ describe('openai-responses dialect', () => {
           part: { type: 'output_text', text: '' },
         },
         { ...textDelta('Hi'), obfuscation: 'xYz', novel: { deep: [1] } },
-        {
-          type: 'response.output_text.annotation.added',
-          item_id: 'msg_1',
-          annotation_index: 0,
-          annotation: { type: 'url_citation', url: 'u' },
-        },
         { type: 'keepalive' },
         { type: 'response.something_brand_new', delta: 42 },
         {

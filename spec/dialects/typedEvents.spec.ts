@@ -186,6 +186,17 @@ describe('typedEvents', () => {
       ]);
     });
 
+    it('passes unknown event types on as unknown events with unknownEvents', () => {
+      const { events, error } = readDialect(typedEvents, [frame({ type: 'usage_report', tokens: 4 }), text('x'), DONE], {
+        unknownEvents: true,
+      });
+      expect(error).toBeUndefined();
+      expect(events.slice(0, 2)).toEqual([
+        { type: 'unknown', payload: { type: 'usage_report', tokens: 4 } },
+        { type: 'content', choice: 0, text: 'x' },
+      ]);
+    });
+
     it('ignores frames after [DONE], unless strict', () => {
       expect(read([text('a'), DONE, text('late'), frame('not json')])).toEqual({
         events: [{ type: 'content', choice: 0, text: 'a' }, { type: 'finish', choice: 0, reason: 'stop', raw: 'stop' }, { type: 'done' }],

@@ -61,3 +61,35 @@ export function readBytes(path: string): Uint8Array {
 export function marbleFile(relative: string): string {
   return join(__dirname, '..', '..', 'marbles', relative);
 }
+
+/** The chunk sizes a dialect's streams are read at, besides in one piece. */
+export const CHUNK_SIZES: readonly number[] = [1, 2, 3, 5, 7, 8, 13, 21, 64];
+
+/**
+ * Reads `text` whole and at every size of `CHUNK_SIZES`: every reading must give the same events and
+ * the same completion or error as the whole one, which is returned.
+ */
+export function assembleAtEverySize(text: string, factory: DialectFactory, options: Parameters<typeof assembleText>[2] = {}): Assembled {
+  const whole = assembleText(text, factory, options);
+  for (const chunkSize of CHUNK_SIZES) {
+    expect({ chunkSize, ...assembleText(text, factory, { ...options, chunkSize }) }).toEqual({ chunkSize, ...whole });
+  }
+  return whole;
+}
+
+/** SSE text of `payloads`: a `data:` event each, its JSON compact as servers write it; a string as it is (`'[DONE]'`). */
+export function dataEvents(...payloads: (object | string)[]): string {
+  return payloads.map((payload) => `data: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`).join('');
+}
+
+/** One SSE event as typed-event servers write it: `event:` named by the data's `type`, then the data line (JSON text). */
+export function typedEvent(data: string): string {
+  const type = /"type":"([^"]+)"/.exec(data)?.[1];
+  if (type === undefined) throw new Error(`no type in ${data}`);
+  return `event: ${type}\ndata: ${data}\n\n`;
+}
+
+/** The events of one type. */
+export function eventsOfType<T extends ChatEvent['type']>(events: readonly ChatEvent[], type: T): Extract<ChatEvent, { type: T }>[] {
+  return events.filter((event): event is Extract<ChatEvent, { type: T }> => event.type === type);
+}

@@ -19,6 +19,8 @@ const OUTPUT_EVENTS: ReadonlySet<ChatEvent['type']> = new Set<ChatEvent['type']>
   'audio',
   'provider-tool-call',
   'provider-tool-result',
+  // Passed on only when asked for: the user then has the payload, and nothing of it is lost.
+  'unknown',
 ]);
 
 /** The default of `maxToolCalls`: more calls than any real reply makes, fewer than an attack needs. */

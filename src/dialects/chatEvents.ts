@@ -1,11 +1,13 @@
 import { SseFrame } from '../core/SseParser.js';
 import { LlmStreamError } from '../errors.js';
-import { ChatEvent, FinishReason, JsonValue } from '../events.js';
-import { JsonObject, isJsonObject } from '../internal/json.js';
+import { ChatEvent, FinishReason } from '../events.js';
+import { JsonObject, copyJson } from '../internal/json.js';
 import { errorFromStreamErrorData } from '../core/streamErrorData.js';
 import { DialectFactory, dialectFactory } from './Dialect.js';
+import { EventFields } from './EventFields.js';
 import { JsonDialectParser } from './JsonDialectParser.js';
-import { describeValue, isIndex } from './payloadValues.js';
+import { describeValue } from './payloadValues.js';
+import { readReplyPartEvent } from './chatEventParts.js';
 
 const FINISH_REASONS: ReadonlySet<string> = new Set<FinishReason>(['stop', 'length', 'tool_calls', 'content_filter', 'error', 'other']);
 
@@ -37,6 +39,7 @@ const FINISH_REASONS: ReadonlySet<string> = new Set<FinishReason>(['stop', 'leng
 export class ChatEventsParser extends JsonDialectParser {
   protected readonly endSignal = 'its done event';
   protected override readonly endedBy = 'the done event';
+  private readonly fields = new EventFields((what) => this.protocolError(what));
   /** The calls seen in each choice, so that `maxToolCalls` holds here too. */
   private readonly calls = new Map<number, Set<number>>();
 
@@ -54,7 +57,8 @@ export class ChatEventsParser extends JsonDialectParser {
     const event = this.readEvent(type, payload);
     if (event === undefined) {
       if (this.strict) throw this.protocolError(`unknown event type ${JSON.stringify(type)}`, 'strict');
-      return; // a type newer than this reader
+      this.unknown(payload, frame); // a type newer than this reader
+      return;
     }
     if (event.type === 'done') {
       this.endStream();
@@ -77,16 +81,16 @@ export class ChatEventsParser extends JsonDialectParser {
   private readEvent(type: string, payload: JsonObject): ChatEvent | undefined {
     switch (type) {
       case 'start':
-        return { type, id: this.textField(payload, 'id'), model: this.textOrNullField(payload, 'model') };
+        return { type, id: this.fields.textField(payload, 'id'), model: this.fields.textOrNullField(payload, 'model') };
       case 'progress': {
-        const progress = this.objectField(payload, 'progress');
+        const progress = this.fields.objectField(payload, 'progress');
         return {
           type,
           progress: {
-            total: this.numberField(progress, 'progress.total'),
-            cache: this.numberField(progress, 'progress.cache'),
-            processed: this.numberField(progress, 'progress.processed'),
-            timeMs: this.numberField(progress, 'progress.timeMs'),
+            total: this.fields.numberField(progress, 'progress.total'),
+            cache: this.fields.numberField(progress, 'progress.cache'),
+            processed: this.fields.numberField(progress, 'progress.processed'),
+            timeMs: this.fields.numberField(progress, 'progress.timeMs'),
           },
         };
       }
@@ -94,41 +98,44 @@ export class ChatEventsParser extends JsonDialectParser {
         const tokens = payload['reasoningTokens'];
         return {
           type,
-          choice: this.indexField(payload, 'choice'),
-          text: this.textField(payload, 'text'),
-          ...(tokens === undefined ? {} : { reasoningTokens: this.numberField(payload, 'reasoningTokens') }),
+          choice: this.fields.indexField(payload, 'choice'),
+          text: this.fields.textField(payload, 'text'),
+          ...(tokens === undefined ? {} : { reasoningTokens: this.fields.numberField(payload, 'reasoningTokens') }),
         };
       }
       case 'reasoning-signature':
-        return { type, choice: this.indexField(payload, 'choice'), signature: this.textField(payload, 'signature') };
+        return { type, choice: this.fields.indexField(payload, 'choice'), signature: this.fields.textField(payload, 'signature') };
       case 'content':
       case 'refusal':
-        return { type, choice: this.indexField(payload, 'choice'), text: this.textField(payload, 'text') };
+        return { type, choice: this.fields.indexField(payload, 'choice'), text: this.fields.textField(payload, 'text') };
       case 'tool-call-delta': {
         const id = payload['id'];
         const name = payload['name'];
         return {
           type,
-          choice: this.indexField(payload, 'choice'),
-          index: this.indexField(payload, 'index'),
-          ...(id === undefined ? {} : { id: this.textField(payload, 'id') }),
-          ...(name === undefined ? {} : { name: this.textField(payload, 'name') }),
-          arguments: this.textField(payload, 'arguments'),
+          choice: this.fields.indexField(payload, 'choice'),
+          index: this.fields.indexField(payload, 'index'),
+          ...(id === undefined ? {} : { id: this.fields.textField(payload, 'id') }),
+          ...(name === undefined ? {} : { name: this.fields.textField(payload, 'name') }),
+          arguments: this.fields.textField(payload, 'arguments'),
+          ...(payload['kind'] === 'custom' ? { kind: 'custom' as const } : {}),
         };
       }
       case 'tool-call-end':
-        return { type, choice: this.indexField(payload, 'choice'), index: this.indexField(payload, 'index') };
+        return { type, choice: this.fields.indexField(payload, 'choice'), index: this.fields.indexField(payload, 'index') };
       case 'tool-call': {
-        const call = this.objectField(payload, 'call');
+        const call = this.fields.objectField(payload, 'call');
         return {
           type,
-          choice: this.indexField(payload, 'choice'),
+          choice: this.fields.indexField(payload, 'choice'),
           call: {
-            index: this.indexField(call, 'call.index'),
-            id: this.textField(call, 'call.id'),
-            name: this.textField(call, 'call.name'),
-            arguments: this.textField(call, 'call.arguments'),
-            args: (call['args'] ?? {}) as JsonValue,
+            ...(call['kind'] === 'custom' ? { kind: 'custom' as const } : {}),
+            index: this.fields.indexField(call, 'call.index'),
+            id: this.fields.textField(call, 'call.id'),
+            name: this.fields.textField(call, 'call.name'),
+            arguments: this.fields.textField(call, 'call.arguments'),
+            // A copy: the payload's objects are reused for the next frame.
+            args: copyJson(call['args'] ?? {}),
           },
         };
       }
@@ -136,26 +143,32 @@ export class ChatEventsParser extends JsonDialectParser {
         const reason = payload['reason'];
         if (typeof reason !== 'string' || !FINISH_REASONS.has(reason))
           throw this.protocolError(`finish.reason is ${describeValue(reason)}`);
-        return { type, choice: this.indexField(payload, 'choice'), reason: reason as FinishReason, raw: this.textField(payload, 'raw') };
+        return {
+          type,
+          choice: this.fields.indexField(payload, 'choice'),
+          reason: reason as FinishReason,
+          raw: this.fields.textField(payload, 'raw'),
+        };
       }
       case 'usage': {
-        const usage = this.objectField(payload, 'usage');
-        const optional = (field: 'cachedPromptTokens' | 'reasoningTokens') =>
-          usage[field] === undefined ? {} : { [field]: this.numberField(usage, `usage.${field}`) };
+        const usage = this.fields.objectField(payload, 'usage');
+        const optional = (field: 'cachedPromptTokens' | 'cacheWritePromptTokens' | 'reasoningTokens') =>
+          usage[field] === undefined ? {} : { [field]: this.fields.numberField(usage, `usage.${field}`) };
         return {
           type,
           usage: {
-            promptTokens: this.countField(usage, 'usage.promptTokens'),
-            completionTokens: this.countField(usage, 'usage.completionTokens'),
-            totalTokens: this.countField(usage, 'usage.totalTokens'),
+            promptTokens: this.fields.countField(usage, 'usage.promptTokens'),
+            completionTokens: this.fields.countField(usage, 'usage.completionTokens'),
+            totalTokens: this.fields.countField(usage, 'usage.totalTokens'),
             ...optional('cachedPromptTokens'),
+            ...optional('cacheWritePromptTokens'),
             ...optional('reasoningTokens'),
             ...(usage['estimated'] === true ? { estimated: true as const } : {}),
           },
         };
       }
       case 'timings': {
-        const timings = this.objectField(payload, 'timings');
+        const timings = this.fields.objectField(payload, 'timings');
         for (const [field, value] of Object.entries(timings)) {
           if (typeof value !== 'number') throw this.protocolError(`timings.${field} is ${describeValue(value)}, not a number`);
         }
@@ -164,44 +177,8 @@ export class ChatEventsParser extends JsonDialectParser {
       case 'done':
         return { type };
       default:
-        return undefined;
+        return readReplyPartEvent(type, payload, this.fields);
     }
-  }
-
-  private field(payload: JsonObject, path: string): unknown {
-    return payload[path.slice(path.lastIndexOf('.') + 1)];
-  }
-
-  private textField(payload: JsonObject, path: string): string {
-    const value = this.field(payload, path);
-    if (typeof value !== 'string') throw this.protocolError(`${path} is ${describeValue(value)}, not text`);
-    return value;
-  }
-
-  private textOrNullField(payload: JsonObject, path: string): string | null {
-    return this.field(payload, path) === null ? null : this.textField(payload, path);
-  }
-
-  private numberField(payload: JsonObject, path: string): number {
-    const value = this.field(payload, path);
-    if (typeof value !== 'number' || !Number.isFinite(value)) throw this.protocolError(`${path} is ${describeValue(value)}, not a number`);
-    return value;
-  }
-
-  private countField(payload: JsonObject, path: string): number | null {
-    return this.field(payload, path) === null ? null : this.numberField(payload, path);
-  }
-
-  private indexField(payload: JsonObject, path: string): number {
-    const value = this.field(payload, path);
-    if (!isIndex(value)) throw this.protocolError(`${path} is ${describeValue(value)}, not an index`);
-    return value;
-  }
-
-  private objectField(payload: JsonObject, path: string): JsonObject {
-    const value = this.field(payload, path);
-    if (!isJsonObject(value)) throw this.protocolError(`${path} is ${describeValue(value)}, not an object`);
-    return value;
   }
 }
 

@@ -1,41 +1,55 @@
 import { SseFrame } from '../core/SseParser.js';
+import { Usage } from '../events.js';
 import { JsonObject, excerpt, finiteNumber, isJsonObject, nonEmptyString } from '../internal/json.js';
 import { DialectFactory, dialectFactory } from './Dialect.js';
 import { payloadMentioning } from './finalFrames.js';
+import { GeminiParts } from './geminiParts.js';
+import { GeminiSources } from './geminiSources.js';
 import { JsonDialectParser } from './JsonDialectParser.js';
 import { describeValue } from './payloadValues.js';
-import { buildUsage } from './usage.js';
+
+/** The keys of a part this dialect reads: a part with none of them is of a kind it does not know. */
+const PART_KEYS = ['text', 'thought', 'thoughtSignature', 'functionCall', 'executableCode', 'codeExecutionResult'];
+/** The keys of a chunk this dialect reads: a chunk with none of them is of a kind it does not know. */
+const CHUNK_KEYS = ['candidates', 'promptFeedback', 'usageMetadata', 'responseId', 'modelVersion'];
 
 /**
- * Google Gemini's native stream (`models/{model}:streamGenerateContent?alt=sse`): data-only SSE
- * (CRLF on the real wire), each event a whole `GenerateContentResponse`:
- * `{candidates: [{content: {parts, role}, finishReason?, index?}], usageMetadata, modelVersion, responseId}`.
+ * Google Gemini's native stream (`models/{model}:streamGenerateContent?alt=sse`, and Vertex AI's):
+ * data-only SSE (CRLF on the real wire), each event a whole `GenerateContentResponse`:
+ * `{candidates: [{content: {parts, role}, finishReason?, index?, groundingMetadata?}], usageMetadata, modelVersion, responseId}`.
  * There is no `[DONE]`: the chunk that carries the `finishReason` is the last one.
  *
  * Each chunk's parts are new parts, never a snapshot of the earlier ones. A part maps to events by
- * its keys: `text` is answer text, `text` with `thought: true` is reasoning, `functionCall` is one
- * whole call (`tool-call-delta` with the `args` object serialized, then `tool-call-end`), and a
- * `thoughtSignature` on any part is a `reasoning-signature`.
+ * its keys: `text` is answer text, `text` with `thought: true` is reasoning, `functionCall` is a call
+ * (whole: `tool-call-delta` with the `args` object serialized, then `tool-call-end`; streamed by
+ * Vertex AI as `partialArgs`: see `GeminiParts`), `executableCode` and `codeExecutionResult` are the
+ * provider's code execution (`provider-tool-call` and `provider-tool-result`), and a
+ * `thoughtSignature` on any part is a `reasoning-signature`. A candidate's `groundingMetadata` and
+ * `urlContextMetadata` are `source` events, each distinct source once (see `GeminiSources`).
  *
  * Events of one chunk come in this order: `start` (once, at the first `responseId`, with
  * `modelVersion` as the model), then per candidate and per part in order reasoning or content, the
- * call's `tool-call-delta` and `tool-call-end`, the part's `reasoning-signature`; the candidate's
+ * call's events, the code execution's, the part's `reasoning-signature`; the candidate's sources and
  * `finish`; then `usage` (`usageMetadata` is a running snapshot, reported on every chunk that has
- * it); then `done`, once every candidate seen has finished. Frames after that are ignored (under
- * `strict`, they are a `ProtocolError`).
+ * it); then, with `unknownEvents`, `unknown` for a chunk with a part (or of a shape) this dialect
+ * does not read; then `done`, once every candidate seen has finished. Frames after that are ignored
+ * (under `strict`, they are a `ProtocolError`).
+ *
+ * Usage, in OpenAI's meaning: `promptTokenCount` is the prompt (cached content included),
+ * `cachedContentTokenCount` its cached part; the completion is `candidatesTokenCount` plus
+ * `thoughtsTokenCount` (all output), the latter also as `reasoningTokens`; the total is
+ * `totalTokenCount` as sent (it also counts `toolUsePromptTokenCount`).
  *
  * Call ids: Gemini usually leaves `functionCall.id` out, so a call without one gets a synthesized
  * id that is stable for the stream: `${responseId}-call-${index}` (`gemini` in place of the response
  * id when none came yet; `${responseId}-choice-${choice}-call-${index}` for a candidate other than
- * 0), `index` being the call's dense position within its candidate.
+ * 0), `index` being the call's dense position within its candidate. Code runs without an `id` are
+ * `code-execution-${n}`, numbered across the stream.
  *
  * Finish: `STOP` with calls is `tool_calls` (Gemini has no tool-call finish reason); the raw value is
  * kept. A prompt blocked before generation (no candidates, `promptFeedback.blockReason`) finishes
  * candidate 0 with the block reason as the raw value (`SAFETY` and the like are `content_filter`).
  * An `{"error": {code, message, status}}` chunk is a `ProviderError` whose type is the status.
- *
- * Not supported: Vertex AI's streamed function-call arguments (`partialArgs`, `willContinue`), a
- * `ProtocolError`; non-text parts (`inlineData`, `executableCode`, ...) are ignored.
  *
  * @example
  * ```ts
@@ -56,6 +70,16 @@ export class GeminiParser extends JsonDialectParser {
    * chunk would make a stream that names a new candidate in each chunk cost quadratic time.
    */
   private unfinished = 0;
+  /** Set while a chunk is read when one of its parts is of a kind this dialect does not read. */
+  private unknownPart = false;
+  private readonly parts = new GeminiParts({
+    emit: (event) => this.emit(event),
+    newCall: (choice) => this.newCall(choice),
+    callId: (choice, index) => this.callId(choice, index),
+    serialize: (value, where) => this.serialize(value, where),
+    fail: (what, reason) => this.protocolError(what, reason),
+  });
+  private readonly sources = new GeminiSources((what) => this.protocolError(what));
 
   protected override parsePayload(frame: SseFrame): JsonObject {
     const chunk = this.parseJson(frame.data);
@@ -67,17 +91,14 @@ export class GeminiParser extends JsonDialectParser {
     return chunk;
   }
 
-  protected read(chunk: JsonObject): void {
-    this.readChunk(chunk);
-  }
-
-  private readChunk(chunk: JsonObject): void {
+  protected read(chunk: JsonObject, frame: SseFrame): void {
     const responseId = nonEmptyString(chunk['responseId']);
     if (responseId !== undefined && this.responseId === undefined) {
       this.responseId = responseId;
       this.emit({ type: 'start', id: responseId, model: nonEmptyString(chunk['modelVersion']) ?? null });
     }
 
+    this.unknownPart = false;
     const candidates = chunk['candidates'];
     let anyCandidate = false;
     if (Array.isArray(candidates)) {
@@ -88,21 +109,25 @@ export class GeminiParser extends JsonDialectParser {
     }
     if (!anyCandidate) this.readPromptFeedback(chunk['promptFeedback']);
 
-    const metadata = chunk['usageMetadata'];
+    this.readUsage(chunk['usageMetadata']);
+    if (this.unknownPart || !CHUNK_KEYS.some((key) => chunk[key] !== undefined)) this.unknown(chunk, frame);
+    if (this.finished.size > 0 && this.unfinished === 0) this.endStream();
+  }
+
+  protected override openAtEnd(): string {
+    const open = this.parts.openCount;
+    if (open === 0) return '';
+    return open === 1 ? ' (1 function call still streaming its arguments)' : ` (${open} function calls still streaming their arguments)`;
+  }
+
+  /** `usageMetadata`: a running snapshot, reported whenever it counts something. */
+  private readUsage(metadata: unknown): void {
     if (isJsonObject(metadata)) {
-      const usage = buildUsage(
-        finiteNumber(metadata['promptTokenCount']),
-        finiteNumber(metadata['candidatesTokenCount']),
-        finiteNumber(metadata['totalTokenCount']),
-        finiteNumber(metadata['cachedContentTokenCount']),
-        finiteNumber(metadata['thoughtsTokenCount']),
-      );
+      const usage = geminiUsage(metadata);
       if (usage !== undefined) this.emit({ type: 'usage', usage });
     } else if (metadata !== undefined && metadata !== null) {
       throw this.protocolError('usageMetadata is not an object');
     }
-
-    if (this.finished.size > 0 && this.unfinished === 0) this.endStream();
   }
 
   private readCandidate(candidate: unknown, position: number): void {
@@ -123,6 +148,10 @@ export class GeminiParser extends JsonDialectParser {
       throw this.protocolError(`${where}.content is not an object`);
     }
 
+    for (const source of this.sources.read(choice, candidate['groundingMetadata'], candidate['urlContextMetadata'], where)) {
+      this.emit({ type: 'source', choice, source });
+    }
+
     const raw = candidate['finishReason'];
     if (raw === undefined || raw === null) return;
     if (typeof raw !== 'string' || raw === '') throw this.protocolError(`${where}.finishReason is ${describeValue(raw)}`);
@@ -132,33 +161,29 @@ export class GeminiParser extends JsonDialectParser {
   private readPart(part: unknown, choice: number, where: string): void {
     if (!isJsonObject(part)) throw this.protocolError(`${where} is not an object`);
     const text = this.text(part['text'], where, 'text');
-    if (text) this.emit({ type: part['thought'] === true ? 'reasoning' : 'content', choice, text });
+    if (text) {
+      const thought = part['thought'] === true;
+      this.emit({ type: thought ? 'reasoning' : 'content', choice, text });
+      if (!thought) this.sources.appendContent(choice, text);
+    }
 
     const call = part['functionCall'];
-    if (call !== undefined && call !== null) this.readFunctionCall(call, choice, `${where}.functionCall`);
+    if (call !== undefined && call !== null) this.parts.functionCall(call, choice, `${where}.functionCall`);
+    const code = part['executableCode'];
+    if (code !== undefined && code !== null) this.parts.executableCode(code, choice, `${where}.executableCode`);
+    const result = part['codeExecutionResult'];
+    if (result !== undefined && result !== null) this.parts.codeExecutionResult(result, choice, `${where}.codeExecutionResult`);
 
     const signature = this.text(part['thoughtSignature'], where, 'thoughtSignature');
     if (signature) this.emit({ type: 'reasoning-signature', choice, signature });
+    // An image, a file, a function response...: passed on whole, with `unknownEvents`.
+    if (!this.unknownPart && !PART_KEYS.some((key) => part[key] !== undefined) && Object.keys(part).length > 0) this.unknownPart = true;
   }
 
-  private readFunctionCall(call: unknown, choice: number, where: string): void {
-    if (!isJsonObject(call)) throw this.protocolError(`${where} is not an object`);
-    if (call['partialArgs'] !== undefined || call['willContinue'] !== undefined) {
-      throw this.protocolError(`${where} streams its arguments (partialArgs, willContinue), which is not supported`);
-    }
-    const name = nonEmptyString(call['name']);
-    if (name === undefined)
-      throw this.protocolError(`${where}.name is ${describeValue(call['name'])}, not a function name`, 'invalid-tool-call');
-    const args = call['args'];
-    if (args !== undefined && args !== null && !isJsonObject(args)) {
-      throw this.protocolError(`${where}.args is ${describeValue(args)}, not an object`);
-    }
-    const index = this.newCall(choice);
+  /** The id of a call the wire left without one, stable for the stream. */
+  private callId(choice: number, index: number): string {
     const base = this.responseId ?? 'gemini';
-    const id = nonEmptyString(call['id']) ?? (choice === 0 ? `${base}-call-${index}` : `${base}-choice-${choice}-call-${index}`);
-    // The call is whole: its arguments are an object, serialized once, and it closes at once.
-    this.emit({ type: 'tool-call-delta', choice, index, id, name, arguments: this.serialize(args ?? {}, `${where}.args`) });
-    this.emit({ type: 'tool-call-end', choice, index });
+    return choice === 0 ? `${base}-call-${index}` : `${base}-choice-${choice}-call-${index}`;
   }
 
   /** A prompt blocked before generation: no candidates, and `promptFeedback.blockReason`. */
@@ -185,8 +210,33 @@ export class GeminiParser extends JsonDialectParser {
     if (this.finished.get(choice) === true) return;
     this.finished.set(choice, true);
     this.unfinished--;
+    this.parts.finished(choice);
     this.finish(choice, raw);
   }
+}
+
+/**
+ * `usageMetadata` in OpenAI's meaning: the completion counts the answer and the thinking
+ * (`candidatesTokenCount` + `thoughtsTokenCount`, a count the wire leaves out being 0 when the other
+ * came); undefined when it counts nothing.
+ */
+function geminiUsage(metadata: JsonObject): Usage | undefined {
+  const prompt = finiteNumber(metadata['promptTokenCount']);
+  const candidates = finiteNumber(metadata['candidatesTokenCount']);
+  const total = finiteNumber(metadata['totalTokenCount']);
+  const cached = finiteNumber(metadata['cachedContentTokenCount']);
+  const thoughts = finiteNumber(metadata['thoughtsTokenCount']);
+  if (prompt === undefined && candidates === undefined && total === undefined && cached === undefined && thoughts === undefined) {
+    return undefined;
+  }
+  const completion = candidates === undefined && thoughts === undefined ? null : (candidates ?? 0) + (thoughts ?? 0);
+  return {
+    promptTokens: prompt ?? null,
+    completionTokens: completion,
+    totalTokens: total ?? null,
+    ...(cached === undefined ? {} : { cachedPromptTokens: cached }),
+    ...(thoughts === undefined ? {} : { reasoningTokens: thoughts }),
+  };
 }
 
 /**

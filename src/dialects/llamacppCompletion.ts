@@ -3,6 +3,7 @@ import { JsonObject, nonEmptyString } from '../internal/json.js';
 import { DialectFactory, dialectFactory } from './Dialect.js';
 import { payloadMentioning } from './finalFrames.js';
 import { JsonDialectParser } from './JsonDialectParser.js';
+import { readLlamaCppProbabilities } from './tokenLogprobs.js';
 import { describeValue } from './payloadValues.js';
 import { readTimings, readPromptProgress } from './usage.js';
 
@@ -18,9 +19,12 @@ const LEGACY_STOP_FLAGS: readonly (readonly [field: string, stopType: string])[]
  * `{"index","content","tokens","stop":false,"id_slot","tokens_predicted","tokens_evaluated"}`, and a
  * last chunk with `"stop": true`, the `stop_type`, the `model` and the `timings`. There is no
  * `[DONE]`: the chunk with `stop: true` ends the stream. The endpoint does no chat parsing, so there
- * is neither reasoning nor tool calls, and there is no id (so no `start` event).
+ * is neither reasoning nor tool calls, and there is no id (`start` has the id `''`, at the first
+ * chunk that names the model).
  *
- * Events of one chunk come in this order: `progress` (`prompt_progress`), `content`, `finish` (on
+ * Events of one chunk come in this order: `progress` (`prompt_progress`), `content`, `logprobs`
+ * (`completion_probabilities`, newer servers' `{id, token, bytes, logprob, top_logprobs}` and older
+ * ones' `{content, probs: [{tok_str, prob}]}`, in OpenAI's shape), `finish` (on
  * the `stop: true` chunk), `usage` (`tokens_evaluated` as `promptTokens`, `tokens_predicted` as
  * `completionTokens`, and their sum: running counts on every chunk that has them), `timings` (on
  * the last chunk, or on every chunk under `timings_per_token`), `done` (after the `stop: true`
@@ -78,6 +82,7 @@ export class LlamaCppCompletionParser extends JsonDialectParser {
 
     const content = this.text(chunk['content'], 'content');
     if (content) this.emit({ type: 'content', choice: 0, text: content });
+    this.readProbabilities(chunk['completion_probabilities']);
 
     if (stop === true) this.finish(0, this.stopType(chunk));
 
@@ -98,6 +103,25 @@ export class LlamaCppCompletionParser extends JsonDialectParser {
     if (timings !== undefined) this.emit({ type: 'timings', timings: readTimings(timings) });
 
     if (stop === true) this.endStream();
+  }
+
+  /**
+   * `completion_probabilities` (with `n_probs`): the tokens of this chunk as a `logprobs` event in
+   * OpenAI's shape. An entry that is not a token's log probability, or a value that is not a list, is
+   * skipped (under `strict`, a `ProtocolError`).
+   */
+  private readProbabilities(raw: unknown): void {
+    if (raw === undefined || raw === null) return;
+    if (!Array.isArray(raw)) {
+      // Another shape holds no token this dialect could read: skipped, as unknown fields are.
+      if (this.strict) throw this.protocolError(`completion_probabilities is ${describeValue(raw)}, not a list`, 'strict');
+      return;
+    }
+    const { tokens, skipped } = readLlamaCppProbabilities(raw);
+    if (skipped > 0 && this.strict) {
+      throw this.protocolError("completion_probabilities holds an entry that is not a token's log probability", 'strict');
+    }
+    if (tokens.length > 0) this.emit({ type: 'logprobs', choice: 0, content: tokens });
   }
 
   /** The raw finish value of the last chunk: its `stop_type`, else the legacy flag that is set. */

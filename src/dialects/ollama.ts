@@ -1,4 +1,5 @@
 import { SseFrame } from '../core/SseParser.js';
+import { TokenLogprob } from '../events.js';
 import { JsonObject, finiteNumber, isJsonObject, nonEmptyString } from '../internal/json.js';
 import { DialectFactory, dialectFactory } from './Dialect.js';
 import { payloadMentioning } from './finalFrames.js';
@@ -17,10 +18,14 @@ import { buildUsage } from './usage.js';
  * `thinking` is reasoning, `content` (or `response`) is answer text, and each entry of `tool_calls` is
  * one whole call whose `function.arguments` is an object: a `tool-call-delta` with the arguments
  * serialized, then `tool-call-end`. Calls are numbered densely in order of arrival, across lines.
+ * `logprobs` (sent when the request asks for them: `[{token, logprob, bytes?, top_logprobs?}]` per
+ * line, the tokens of that line) is a `logprobs` event in OpenAI's shape (`bytes` null when absent).
  *
- * Events of one line come in this order: `reasoning`, `content`, per call `tool-call-delta` and
- * `tool-call-end`; on the `done` line then `finish`, `usage` and `done`. No `start` is emitted (the
- * format has no id). Lines after the `done` line are ignored (under `strict`, a `ProtocolError`).
+ * Events of one line come in this order: `start` (at the first line that names a model, with id
+ * `''`: the format has no id), `reasoning`, `content`, `logprobs`, per call `tool-call-delta` and
+ * `tool-call-end`; on the `done` line then `finish`, `usage` and `done`. A line with neither
+ * `message`, `response` nor `done` is, with `unknownEvents`, an `unknown` event. Lines after the
+ * `done` line are ignored (under `strict`, a `ProtocolError`).
  *
  * Call ids: a call without an `id` (older servers send none) gets `ollama-call-${index}`, `index` being its
  * dense position, which is stable for the stream.
@@ -44,7 +49,11 @@ export class OllamaParser extends JsonDialectParser {
   protected override readonly unit = 'line';
   private started = false;
 
-  protected read(line: JsonObject): void {
+  protected read(line: JsonObject, frame: SseFrame): void {
+    if (line['message'] === undefined && line['response'] === undefined && line['done'] === undefined) {
+      this.unknown(line, frame);
+      return;
+    }
     this.readLine(line);
   }
 
@@ -71,6 +80,7 @@ export class OllamaParser extends JsonDialectParser {
     // `/api/generate` puts the text at the top level.
     this.readText(line['thinking'], 'thinking', 'reasoning');
     this.readText(line['response'], 'response', 'content');
+    this.readLogprobs(line['logprobs']);
 
     const done = line['done'];
     if (done === true) this.readDoneLine(line);
@@ -82,6 +92,43 @@ export class OllamaParser extends JsonDialectParser {
   private readText(value: unknown, where: string, type: 'reasoning' | 'content'): void {
     const text = this.text(value, where);
     if (text) this.emit({ type, choice: 0, text });
+  }
+
+  /** `logprobs`: the tokens of this line, each with its alternatives, copied out of the payload. */
+  private readLogprobs(value: unknown): void {
+    const entries = this.array(value, 'logprobs');
+    if (entries === undefined || entries.length === 0) return;
+    const content: TokenLogprob[] = [];
+    for (let k = 0; k < entries.length; k++) {
+      const where = `logprobs[${k}]`;
+      const top = this.array(this.object(entries[k], where)?.['top_logprobs'], `${where}.top_logprobs`) ?? [];
+      content.push({
+        ...this.logprob(entries[k], where),
+        top_logprobs: top.map((other, i) => this.logprob(other, `${where}.top_logprobs[${i}]`)),
+      });
+    }
+    this.emit({ type: 'logprobs', choice: 0, content });
+  }
+
+  /** One token's `token`, `logprob` and `bytes` (a copy; null when the server sent none). */
+  private logprob(value: unknown, where: string): { token: string; logprob: number; bytes: number[] | null } {
+    const entry = this.object(value, where);
+    if (entry === undefined) throw this.protocolError(`${where} is ${describeValue(value)}, not an object`);
+    const token = entry['token'];
+    if (typeof token !== 'string') throw this.protocolError(`${where}.token is ${describeValue(token)}, not text`);
+    const logprob = finiteNumber(entry['logprob']);
+    if (logprob === undefined) throw this.protocolError(`${where}.logprob is ${describeValue(entry['logprob'])}, not a number`);
+    const bytes = this.array(entry['bytes'], `${where}.bytes`);
+    const copy = bytes?.map((byte) => finiteNumber(byte));
+    if (copy?.includes(undefined)) throw this.protocolError(`${where}.bytes is not an array of numbers`);
+    return { token, logprob, bytes: (copy as number[] | undefined) ?? null };
+  }
+
+  /** An array field, or undefined when null or absent. */
+  private array(value: unknown, where: string): readonly unknown[] | undefined {
+    if (value === undefined || value === null) return undefined;
+    if (!Array.isArray(value)) throw this.protocolError(`${where} is ${describeValue(value)}, not an array`);
+    return value;
   }
 
   private readToolCall(entry: unknown, where: string): void {

@@ -1,37 +1,46 @@
 import { SseFrame } from '../core/SseParser.js';
 import { LlmStreamError } from '../errors.js';
 import { Usage } from '../events.js';
-import { JsonObject, excerpt, isJsonObject, nonEmptyString } from '../internal/json.js';
-import { DialectFactory, dialectFactory } from './Dialect.js';
-import { JsonDialectParser } from './JsonDialectParser.js';
-import { describeValue, hasError } from './payloadValues.js';
+import { JsonObject, excerpt, finiteNumber, isJsonObject, nonEmptyString } from '../internal/json.js';
 import { mergeUsage } from '../internal/mergeUsage.js';
+import { DialectFactory, dialectFactory } from './Dialect.js';
+import { OpenAiChatCallReader } from './openaiChatCalls.js';
+import { TokenLogprobList, readLegacyLogprobs, readTokenLogprobs } from './tokenLogprobs.js';
+import { ChatChoiceState, audioEvent, isAudioExpiryOnly, newSources } from './openaiChatParts.js';
+import { describeValue, hasError } from './payloadValues.js';
 import { readOpenAiUsage, readTimings, readPromptProgress } from './usage.js';
 
-const STRICT_FINISH_REASONS = new Set(['stop', 'tool_calls', 'length']);
+const STRICT_FINISH_REASONS = new Set(['stop', 'tool_calls', 'length', 'function_call']);
 
-/** How one choice's tool-call fragments map to dense call indices. */
-class ToolCallIndex {
-  readonly byProviderIndex = new Map<number, number>();
-  readonly byId = new Map<string, number>();
-  last = -1;
-  highestProviderIndex = -1;
-}
+/** The `object` of the chunks this dialect reads: Chat's, and the legacy Completions endpoint's. */
+const KNOWN_OBJECTS = new Set(['chat.completion.chunk', 'text_completion']);
 
 /**
  * The OpenAI Chat Completions stream and its compatible servers (llama.cpp, vLLM, DeepSeek, Groq,
  * OpenRouter, Azure, Ollama `/v1`, Mistral, Gemini's compatible endpoint): `choices[].delta` with
- * `content`, `refusal`, `reasoning_content` or `reasoning`, `tool_calls` keyed by index,
- * `finish_reason`, `usage` (also `x_groq.usage`), llama.cpp `timings` and `prompt_progress`, ending
- * with `data: [DONE]`.
+ * `content`, `refusal`, `reasoning_content` or `reasoning`, `audio`, `annotations`, `tool_calls`
+ * keyed by index (function and custom calls), `choices[].logprobs`, `finish_reason`, `usage` (also
+ * `x_groq.usage`), llama.cpp `timings` and `prompt_progress`, ending with `data: [DONE]`. The legacy
+ * Completions stream (`/v1/completions`, `"object": "text_completion"`, OpenAI's and llama.cpp's) is
+ * the same envelope with the text in `choices[].text` and no delta: it is read here too.
  *
  * Events of one chunk come in this order: `start` (once), `progress`, then per choice `reasoning`,
- * `content`, `refusal`, one `tool-call-delta` per fragment, `finish`; then `usage` and `timings`.
+ * `content`, `refusal`, `audio`, `source` (one per new annotation), one `tool-call-delta` per
+ * fragment, `logprobs`, `finish`; then `usage` and `timings`. A chunk whose `object` names something
+ * else and that holds neither choices nor usage is an `unknown` event (with `unknownEvents`).
+ *
+ * Log probabilities: the Chat shape (`{content, refusal}`, lists of `{token, logprob, bytes,
+ * top_logprobs}`) and the legacy one (`{tokens, token_logprobs, top_logprobs, text_offset}`, read
+ * as the Chat shape with `bytes` null); empty lists make no event, and an entry that is not a
+ * token's log probability is skipped (under `strict`, a `ProtocolError`).
  *
  * Quirks absorbed by default (they lose nothing): a missing `index` on whole calls, a first index
- * that is not 0, `id: ""` or `name: ""` on continuations, whole calls in one piece, the last
- * argument piece on the finish chunk, `finish_reason: "stop"` with tool calls (normalized to
- * `tool_calls`, raw value kept), `choices` null or absent. `strict` applies the format exactly.
+ * that is not 0, every whole call sent at index 0, `id: ""` or `name: ""` on continuations, whole
+ * calls in one piece, the last argument piece on the finish chunk, `finish_reason: "stop"` with tool
+ * calls (normalized to `tool_calls`, raw value kept), `choices` null or absent, annotations repeated
+ * on a later chunk, and an audio reply whose last delta is only its `expires_at` with no finish
+ * reason (finished at `[DONE]` with `stop`, as the official SDK takes it). `strict` applies the
+ * format exactly.
  *
  * @example
  * ```ts
@@ -40,14 +49,14 @@ class ToolCallIndex {
  * bytes$.pipe(decodeUtf8(), sseFrames(), assembleChunks({ dialect: 'openai-chat' }));
  * ```
  */
-export class OpenAiChatParser extends JsonDialectParser {
+export class OpenAiChatParser extends OpenAiChatCallReader {
   protected readonly endSignal = '[DONE]';
   protected override readonly doneFrame = 'end';
   // Like the official SDK, stop reading at [DONE]: nothing after it belongs to this reply.
   protected override readonly afterEnd = 'ignore';
   private started = false;
   private latestPredicted: number | undefined = undefined;
-  private readonly toolCalls = new Map<number, ToolCallIndex>();
+  private readonly choiceStates = new Map<number, ChatChoiceState>();
 
   protected override errorIn(frame: SseFrame, chunk: JsonObject): LlmStreamError | undefined {
     return frame.event === 'error' || hasError(chunk) || chunk['object'] === 'error' ? this.providerError(chunk) : undefined;
@@ -57,7 +66,21 @@ export class OpenAiChatParser extends JsonDialectParser {
     if (!this.started) throw this.protocolError('no chunk carried an id');
   }
 
-  protected read(chunk: JsonObject): void {
+  /** `[DONE]`: an audio reply that ended with its expiry and named no finish is finished now (`stop`). */
+  protected override readDone(): void {
+    for (const [choice, state] of this.choiceStates) {
+      if (!state.audioComplete) continue;
+      state.finished = true;
+      this.finish(choice, 'stop');
+    }
+    super.readDone();
+  }
+
+  protected read(chunk: JsonObject, frame: SseFrame): void {
+    if (isForeign(chunk)) {
+      this.unknown(chunk, frame);
+      return;
+    }
     if (!this.started) {
       // Every chunk repeats the id; it is read only until the first one names it.
       const id = nonEmptyString(chunk['id']);
@@ -85,17 +108,24 @@ export class OpenAiChatParser extends JsonDialectParser {
       throw this.protocolError('choices is not an array');
     }
 
+    const usage = this.readUsage(chunk);
+    if (usage !== undefined) this.emit({ type: 'usage', usage });
+    if (timings !== undefined) this.emit({ type: 'timings', timings });
+  }
+
+  /** `usage` and Groq's `x_groq.usage`, the standard one winning field by field. */
+  private readUsage(chunk: JsonObject): Usage | undefined {
     let usage: Usage | undefined;
     const groq = chunk['x_groq'];
     if (isJsonObject(groq) && isJsonObject(groq['usage'])) usage = readOpenAiUsage(groq['usage']);
-    if (isJsonObject(chunk['usage'])) {
-      const standard = readOpenAiUsage(chunk['usage']);
+    const raw = chunk['usage'];
+    if (isJsonObject(raw)) {
+      const standard = withCacheWrite(readOpenAiUsage(raw), raw);
       if (standard !== undefined) usage = usage === undefined ? standard : mergeUsage(usage, standard);
-    } else if (chunk['usage'] !== undefined && chunk['usage'] !== null && this.strict) {
+    } else if (raw !== undefined && raw !== null && this.strict) {
       throw this.protocolError('usage is not an object');
     }
-    if (usage !== undefined) this.emit({ type: 'usage', usage });
-    if (timings !== undefined) this.emit({ type: 'timings', timings });
+    return usage;
   }
 
   private readChoice(choice: unknown, position: number): void {
@@ -106,6 +136,12 @@ export class OpenAiChatParser extends JsonDialectParser {
     const delta = choice['delta'];
     if (isJsonObject(delta)) this.readDelta(delta, index, position);
     else if (delta !== undefined && delta !== null) throw this.protocolError(`choices[${position}].delta is not an object`);
+    else {
+      // The legacy Completions stream: the text of the chunk, with no delta around it.
+      const text = this.text(choice['text'], `choices[${position}]`, 'text');
+      if (text) this.emit({ type: 'content', choice: index, text });
+    }
+    this.readLogprobs(choice['logprobs'], index, position);
 
     const rawFinish = choice['finish_reason'];
     if (rawFinish === undefined || rawFinish === null) return;
@@ -115,6 +151,7 @@ export class OpenAiChatParser extends JsonDialectParser {
     if (this.strict && !STRICT_FINISH_REASONS.has(rawFinish)) {
       throw this.protocolError(`unknown finish_reason ${excerpt(rawFinish)}`, 'strict');
     }
+    this.stateOf(index).finished = true;
     this.finish(index, rawFinish);
   }
 
@@ -142,97 +179,94 @@ export class OpenAiChatParser extends JsonDialectParser {
     }
     if (content) this.emit({ type: 'content', choice, text: content });
     if (refusal) this.emit({ type: 'refusal', choice, text: refusal });
-
-    const toolCalls = delta['tool_calls'];
-    if (Array.isArray(toolCalls)) {
-      for (let k = 0; k < toolCalls.length; k++) this.readToolCall(toolCalls[k], choice, position, k);
-    } else if (toolCalls !== undefined && toolCalls !== null) {
-      throw this.protocolError(`choices[${position}].delta.tool_calls is not an array`);
-    }
+    this.readAudio(delta, choice, where);
+    this.readAnnotations(delta['annotations'], choice, where);
+    this.readToolCalls(delta['tool_calls'], choice, position);
+    this.readFunctionCall(delta['function_call'], choice, position);
   }
 
-  private readToolCall(entry: unknown, choice: number, position: number, k: number): void {
-    if (!isJsonObject(entry)) throw this.protocolError(`${toolCallPath(position, k)} is not an object`);
-    const rawIndex = entry['index'];
-    let providerIndex: number | undefined;
-    if (rawIndex === undefined || rawIndex === null) {
-      if (this.strict) throw this.protocolError(`${toolCallPath(position, k)} has no index`, 'strict');
-    } else {
-      providerIndex = this.index(rawIndex, `${toolCallPath(position, k)}.index`, 'a tool-call index');
-    }
-    const fn = entry['function'];
-    if (fn !== undefined && fn !== null && !isJsonObject(fn))
-      throw this.protocolError(`${toolCallPath(position, k)}.function is not an object`);
-    const id = nonEmptyString(entry['id']);
-    const name = fn ? nonEmptyString(fn['name']) : undefined;
-    const rawArguments = fn ? fn['arguments'] : undefined;
-    let fragment: string;
-    if (typeof rawArguments === 'string') fragment = rawArguments;
-    else if (rawArguments === undefined || rawArguments === null) fragment = '';
-    // Some servers send whole calls with the arguments as an object: serialize, never concatenate.
-    else if (typeof rawArguments === 'object') fragment = this.serialize(rawArguments, `${toolCallPath(position, k)}.function.arguments`);
-    else throw this.protocolError(`${toolCallPath(position, k)}.function.arguments is ${describeValue(rawArguments)}`);
-
-    const index = this.callIndex(choice, providerIndex, id, name, position, k);
-    // `id` and `name` appear only as this piece had them: absent, not undefined-valued. Written out
-    // per shape: spreading optional parts would build throwaway objects for every fragment.
-    const type = 'tool-call-delta';
-    if (id === undefined) {
-      this.emit(name === undefined ? { type, choice, index, arguments: fragment } : { type, choice, index, name, arguments: fragment });
-    } else {
-      this.emit(
-        name === undefined ? { type, choice, index, id, arguments: fragment } : { type, choice, index, id, name, arguments: fragment },
-      );
-    }
+  /** `delta.audio`: an `audio` event with the parts this piece had; notes a piece that is only the expiry. */
+  private readAudio(delta: JsonObject, choice: number, where: string): void {
+    const raw = delta['audio'];
+    const audio = raw === undefined ? undefined : this.object(raw, `${where}.audio`);
+    const event = audio === undefined ? undefined : audioEvent(audio, choice);
+    // Read on every delta, audio or not: only the last one of a choice says how its audio ended.
+    const state = audio === undefined && !this.choiceStates.has(choice) ? undefined : this.stateOf(choice);
+    if (state === undefined) return;
+    state.endedByAudioExpiry = isAudioExpiryOnly(delta, event);
+    if (event === undefined) return;
+    state.noteAudio(event);
+    this.emit(event);
   }
 
-  /**
-   * Finds the dense index of the call a fragment belongs to: by a non-empty id seen before, else by
-   * the provider's index, else (no index, no id) a named fragment starts a new call and a nameless
-   * one continues the latest. An unseen id always starts a new call.
-   */
-  private callIndex(
-    choice: number,
-    providerIndex: number | undefined,
-    id: string | undefined,
-    name: string | undefined,
-    position: number,
-    k: number,
-  ): number {
-    let calls = this.toolCalls.get(choice);
-    if (calls === undefined) {
-      calls = new ToolCallIndex();
-      this.toolCalls.set(choice, calls);
-    }
-    let index: number | undefined;
-    if (id !== undefined) index = calls.byId.get(id);
-    else if (providerIndex !== undefined) index = calls.byProviderIndex.get(providerIndex);
-    else if (name === undefined) {
-      if (calls.last < 0)
-        throw this.protocolError(`${toolCallPath(position, k)} belongs to no call: it has no index, id or name`, 'invalid-tool-call');
-      index = calls.last;
-    }
-    if (index === undefined) {
-      if (providerIndex !== undefined && !calls.byProviderIndex.has(providerIndex)) {
-        const expected = calls.highestProviderIndex + 1;
-        const firstMayBeSparse = !this.strict && calls.highestProviderIndex < 0;
-        if (providerIndex > expected && !firstMayBeSparse) {
-          throw this.protocolError(
-            `${toolCallPath(position, k)}.index ${providerIndex} skips ahead: the next call would be ${expected}`,
-            'invalid-tool-call',
-          );
-        }
-      }
-      index = this.newCall(choice);
-    }
-    if (providerIndex !== undefined && calls.byProviderIndex.get(providerIndex) !== index) {
-      calls.byProviderIndex.set(providerIndex, index);
-      if (providerIndex > calls.highestProviderIndex) calls.highestProviderIndex = providerIndex;
-    }
-    if (id !== undefined && !calls.byId.has(id)) calls.byId.set(id, index);
-    calls.last = index;
-    return index;
+  /** `delta.annotations`: a `source` event for each citation not emitted before. */
+  private readAnnotations(annotations: unknown, choice: number, where: string): void {
+    if (annotations === undefined || annotations === null) return;
+    if (!Array.isArray(annotations)) throw this.protocolError(`${where}.annotations is ${describeValue(annotations)}, not a list`);
+    for (const source of newSources(annotations, this.stateOf(choice).sourceKeys)) this.emit({ type: 'source', choice, source });
   }
+
+  /** `choices[].logprobs`, in the Chat shape or the legacy Completions one: one `logprobs` event. */
+  private readLogprobs(raw: unknown, choice: number, position: number): void {
+    if (raw === undefined || raw === null) return;
+    const where = `choices[${position}].logprobs`;
+    if (!isJsonObject(raw)) {
+      // Another shape carries no token this dialect could read: skipped, as unknown fields are.
+      if (this.strict) throw this.protocolError(`${where} is ${describeValue(raw)}, not an object`, 'strict');
+      return;
+    }
+    const logprobs = raw;
+    if (Array.isArray(logprobs['tokens'])) {
+      const legacy = this.checked(readLegacyLogprobs(logprobs), `${where}.tokens`);
+      if (legacy.length > 0) this.emit({ type: 'logprobs', choice, content: legacy });
+      return;
+    }
+    const rawContent = logprobs['content'];
+    const rawRefusal = logprobs['refusal'];
+    const content = Array.isArray(rawContent) ? this.checked(readTokenLogprobs(rawContent), `${where}.content`) : [];
+    const refusal = Array.isArray(rawRefusal) ? this.checked(readTokenLogprobs(rawRefusal), `${where}.refusal`) : [];
+    if (content.length === 0 && refusal.length === 0) return;
+    this.emit({
+      type: 'logprobs',
+      choice,
+      ...(content.length === 0 ? {} : { content }),
+      ...(refusal.length === 0 ? {} : { refusal }),
+    });
+  }
+
+  /** The tokens of a list; under `strict`, an entry that is not a token's log probability is a `ProtocolError`. */
+  private checked(list: TokenLogprobList, where: string): TokenLogprobList['tokens'] {
+    if (list.skipped > 0 && this.strict)
+      throw this.protocolError(`${where} holds an entry that is not a token's log probability`, 'strict');
+    return list.tokens;
+  }
+
+  private stateOf(choice: number): ChatChoiceState {
+    let state = this.choiceStates.get(choice);
+    if (state === undefined) this.choiceStates.set(choice, (state = new ChatChoiceState()));
+    return state;
+  }
+}
+
+/**
+ * A chunk this dialect does not know: its `object` names something other than a chat or text
+ * completion chunk, and it holds neither choices nor usage.
+ */
+function isForeign(chunk: JsonObject): boolean {
+  const object = chunk['object'];
+  if (typeof object !== 'string' || KNOWN_OBJECTS.has(object)) return false;
+  return !Array.isArray(chunk['choices']) && !isJsonObject(chunk['usage']);
+}
+
+/**
+ * `usage` with `prompt_tokens_details.cache_write_tokens` (the prompt tokens written to the cache,
+ * in openai-node's `CompletionUsage`) as `cacheWritePromptTokens`, when the server reported it.
+ */
+function withCacheWrite(usage: Usage | undefined, raw: JsonObject): Usage | undefined {
+  const details = raw['prompt_tokens_details'];
+  const written = isJsonObject(details) ? finiteNumber(details['cache_write_tokens']) : undefined;
+  if (written === undefined) return usage;
+  return { ...(usage ?? { promptTokens: null, completionTokens: null, totalTokens: null }), cacheWritePromptTokens: written };
 }
 
 function readContentParts(parts: readonly unknown[]): { content?: string; reasoning?: string } {
@@ -252,11 +286,6 @@ function readContentParts(parts: readonly unknown[]): { content?: string; reason
 
 /** The `openai-chat` dialect's factory, for `assembleChunks({ dialect: openaiChat })` and composition. */
 export const openaiChat: DialectFactory = dialectFactory((emit, options) => new OpenAiChatParser(emit, options), isFinal);
-
-/** Where a tool-call fragment sits in its chunk, for error messages. */
-function toolCallPath(position: number, k: number): string {
-  return `choices[${position}].delta.tool_calls[${k}]`;
-}
 
 /** `choices[0].delta`, made once per position: field paths are joined only for an error message. */
 const DELTA_PATHS: string[] = [];

@@ -1,19 +1,18 @@
 import { SseFrame } from '../core/SseParser.js';
 import { LlmStreamError } from '../errors.js';
 import { Usage } from '../events.js';
-import { JsonObject, excerpt, isJsonObject, nonEmptyString } from '../internal/json.js';
+import { JsonObject, isJsonObject, nonEmptyString } from '../internal/json.js';
 import { DialectFactory, dialectFactory } from './Dialect.js';
 import { finalByType } from './finalFrames.js';
-import { JsonDialectParser } from './JsonDialectParser.js';
 import { describeValue, hasError, isIndex } from './payloadValues.js';
-import { CallItems, CallState } from './responsesCallItems.js';
-import { readResponsesUsage } from './usage.js';
+import { FRAMING_EVENTS } from './responsesEventTypes.js';
+import { ResponsesItemsParser } from './responsesItems.js';
+import { readTokenLogprobs } from './tokenLogprobs.js';
+import { ContentParts, annotationSource } from './responsesSources.js';
+import { readResponsesUsage, readTimings } from './usage.js';
 
 /** The events that end a Responses stream. */
 const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['response.completed', 'response.incomplete', 'response.failed']);
-
-/** The output item types that are tool calls the client runs (built-in tool calls run on the server). */
-const CALL_ITEM_TYPES = new Set(['function_call', 'custom_tool_call']);
 
 /**
  * The OpenAI Responses API stream (`POST /v1/responses`, `stream: true`) and the servers that copy it
@@ -21,29 +20,31 @@ const CALL_ITEM_TYPES = new Set(['function_call', 'custom_tool_call']);
  * `response.completed`, `response.incomplete` or `response.failed` and no `[DONE]`.
  *
  * Dispatch is on `data.type`, so a proxy that drops the `event:` lines loses nothing. Text comes from
- * `response.output_text.delta` (content), `response.refusal.delta` (refusal),
- * `response.reasoning_summary_text.delta` and `response.reasoning_text.delta` (reasoning). A new
- * reasoning part (another summary part, another reasoning item) that follows earlier reasoning text
- * is joined to it with `"\n\n"`, so summary sections stay separate paragraphs. Each
- * `function_call` or `custom_tool_call` item is one tool call: dense indices in order of
- * `response.output_item.added`, the item's `call_id` as the call id (the id the next request sends
- * back), fragments matched by `item_id` (else `output_index`), never by "the current item", so
- * interleaved items assemble. `response.output_item.done` closes a call (`tool-call-end`) and yields a
- * reasoning item's `encrypted_content` as a `reasoning-signature`.
+ * `response.output_text.delta` (content, with its `logprobs` when the request included them),
+ * `response.refusal.delta` (refusal), `response.reasoning_summary_text.delta` and
+ * `response.reasoning_text.delta` (reasoning). A new reasoning part (another summary part, another
+ * reasoning item) that follows earlier reasoning text is joined to it with `"\n\n"`, so summary
+ * sections stay separate paragraphs. `response.output_text.annotation.added` is a `source`, its span
+ * moved from its content part into the choice's content. The output items (tool calls, reasoning
+ * signatures, the tools the provider runs) are read as `ResponsesItemsParser` says.
  *
  * The finish reason is derived from the terminal event: `response.completed` gives raw `completed`
- * (`tool_calls` when the reply made calls, else `stop`); `response.incomplete` gives raw
- * `incomplete_details.reason` (`max_output_tokens` is `length`, `content_filter` stays); then the
- * terminal's `response.usage`, then `done`. `response.failed` and `error` events (flat and nested) are
- * a `ProviderError`. Events after the terminal one are ignored.
+ * (`tool_calls` when the reply made calls, else `stop`); `response.incomplete`, or a
+ * `response.completed` whose status is `incomplete`, gives raw `incomplete_details.reason`
+ * (`max_output_tokens` is `length`, `content_filter` stays); then the terminal's `response.usage`,
+ * its `timings` (llama.cpp), then `done`. `response.failed` and `error` events (flat and nested) are
+ * a `ProviderError`. Events after the terminal one are ignored; events the dialect does not read are
+ * passed on as `unknown` with `unknownEvents` (see `FRAMING_EVENTS` for those it skips).
  *
- * Events of one frame come in this order: `start` (once, from the first `response` object with an
- * id), then the frame's own events; at the terminal event `finish`, `usage`, `done`.
+ * Events of one frame come in this order: `start` (from the first `response` object with an id, and
+ * once more when a later one names the model the first lacked, as llama.cpp's `response.completed`
+ * does), then the frame's own events; at the terminal event `finish`, `usage`, `timings`, `done`.
  *
  * Quirks absorbed (they lose nothing): no `event:` lines, `keepalive` events, missing
  * `sequence_number`s, calls whose arguments come only in `response.function_call_arguments.done` or
- * in the finished item, a call whose `output_item.added` never came (opened by its `.done`). `strict`
- * requires `data.type` and `sequence_number`s that count up by one from 0.
+ * in the finished item, a call whose `output_item.added` never came (opened by its `.done`), call
+ * items with no id whose fragments name their `call_id` (llama.cpp). `strict` requires `data.type`,
+ * `sequence_number`s that count up by one from 0, and well-formed log probabilities.
  *
  * @example
  * ```ts
@@ -52,20 +53,22 @@ const CALL_ITEM_TYPES = new Set(['function_call', 'custom_tool_call']);
  * bytes$.pipe(decodeUtf8(), sseFrames(), assembleChunks({ dialect: openaiResponses }));
  * ```
  */
-export class OpenAiResponsesParser extends JsonDialectParser {
+export class OpenAiResponsesParser extends ResponsesItemsParser {
   protected readonly endSignal = 'response.completed, response.incomplete or response.failed';
   // The terminal event is the last word on this reply: the connection should close after it.
   protected override readonly afterEnd = 'ignore';
-  private started = false;
+  private responseId: string | undefined = undefined;
+  /** The start has named the model: no later response object can add to it. */
+  private modelNamed = false;
   private lastSequence: number | undefined = undefined;
-  private readonly callItems = new CallItems();
   /** Which reasoning part the latest reasoning text belonged to (to separate parts). */
   private reasoningPart: string | undefined = undefined;
+  private readonly parts = new ContentParts();
 
   /**
    * Both error shapes, the SDK's flat `{type:"error", code, message}` and the nested `{type:"error",
    * error:{...}}` seen in recordings, and a gateway's bare `{"error": ...}` (a typed event's own
-   * `error` field, as in `response.failed`, is read with its event).
+   * `error` field, as in `response.failed` or an `mcp_call`'s, is read with its event).
    */
   protected override errorIn(frame: SseFrame, payload: JsonObject): LlmStreamError | undefined {
     const type = payload['type'];
@@ -75,7 +78,7 @@ export class OpenAiResponsesParser extends JsonDialectParser {
   }
 
   protected override checkEnded(): void {
-    if (!this.started) throw this.protocolError('no event carried a response id');
+    if (this.responseId === undefined) throw this.protocolError('no event carried a response id');
   }
 
   protected read(payload: JsonObject, frame: SseFrame): void {
@@ -93,50 +96,39 @@ export class OpenAiResponsesParser extends JsonDialectParser {
 
     switch (type) {
       case 'response.output_item.added':
-        this.openItem(this.readItem(payload), payload);
-        return;
+        return this.openItem(payload, frame);
       case 'response.output_item.done':
-        this.closeItem(this.readItem(payload), payload);
-        return;
+        return this.closeItem(payload, frame);
       case 'response.function_call_arguments.delta':
       case 'response.custom_tool_call_input.delta':
-        this.readArgumentsDelta(payload, type);
-        return;
+        return this.readArgumentsDelta(payload, type);
       case 'response.function_call_arguments.done':
-        this.readArgumentsDone(payload, type, 'arguments');
-        return;
+        return this.readArgumentsDone(payload, type, 'arguments');
       case 'response.custom_tool_call_input.done':
-        this.readArgumentsDone(payload, type, 'input');
-        return;
-      case 'response.output_text.delta': {
-        const text = this.readDelta(payload);
-        if (text) this.emit({ type: 'content', choice: 0, text });
-        return;
-      }
+        return this.readArgumentsDone(payload, type, 'input');
+      case 'response.output_text.delta':
+        return this.readContent(payload);
+      case 'response.output_text.annotation.added':
+        return this.readAnnotation(payload, frame);
       case 'response.refusal.delta': {
         const text = this.readDelta(payload);
         if (text) this.emit({ type: 'refusal', choice: 0, text });
         return;
       }
       case 'response.reasoning_summary_text.delta':
-        this.readReasoning(payload, 'summary', payload['summary_index']);
-        return;
+        return this.readReasoning(payload, 'summary', payload['summary_index']);
       case 'response.reasoning_text.delta':
-        this.readReasoning(payload, 'text', payload['content_index']);
-        return;
+        return this.readReasoning(payload, 'text', payload['content_index']);
       case 'response.completed':
-        this.terminate('completed', response);
-        return;
+        // Some servers end a reply the token limit cut with response.completed, its status incomplete.
+        return this.terminate(response?.['status'] === 'incomplete' ? this.incompleteReason(response) : 'completed', response, payload);
       case 'response.incomplete':
-        this.terminate(this.incompleteReason(response), response);
-        return;
+        return this.terminate(this.incompleteReason(response), response, payload);
       case 'response.failed':
         // `response.error` holds {code, message}; without a response, the payload is all there is.
         throw this.providerError(isJsonObject(response) ? response : payload);
       default:
-        // keepalive, response.in_progress / queued, content_part.*, the *.done text events (their full
-        // text repeats the deltas), annotations, built-in tool progress, and types yet to come.
-        return;
+        if (type === undefined || !FRAMING_EVENTS.has(type)) this.unknown(payload, frame);
     }
   }
 
@@ -148,119 +140,76 @@ export class OpenAiResponsesParser extends JsonDialectParser {
     this.lastSequence = sequence;
   }
 
+  /** The start, at the first response id; again when a later response names the model the first lacked. */
   private readStart(response: JsonObject): void {
-    if (this.started) return;
-    const id = nonEmptyString(response['id']);
-    if (id === undefined) return;
-    this.started = true;
-    this.emit({ type: 'start', id, model: nonEmptyString(response['model']) ?? null });
-  }
-
-  private readItem(payload: JsonObject): JsonObject {
-    const item = payload['item'];
-    if (!isJsonObject(item)) throw this.protocolError('item is not an object');
-    return item;
-  }
-
-  /** `response.output_item.added`: a function or custom tool call item opens a call. */
-  private openItem(item: JsonObject, payload: JsonObject): CallState | undefined {
-    const kind = item['type'];
-    if (typeof kind !== 'string' || !CALL_ITEM_TYPES.has(kind)) return undefined;
-    const itemId = this.optionalString(item['id'], 'item.id');
-    const outputIndex = this.optionalIndex(payload['output_index'], 'output_index');
-    if (itemId === undefined && outputIndex === undefined) {
-      throw this.protocolError(`a ${kind} item has neither an id nor an output_index to match its fragments by`, 'invalid-tool-call');
+    if (this.modelNamed) return;
+    const model = nonEmptyString(response['model']);
+    if (this.responseId === undefined) {
+      const id = nonEmptyString(response['id']);
+      if (id === undefined) return;
+      this.responseId = id;
+      this.modelNamed = model !== undefined;
+      this.emit({ type: 'start', id, model: model ?? null });
+    } else if (model !== undefined) {
+      this.modelNamed = true;
+      this.emit({ type: 'start', id: this.responseId, model });
     }
-    if (itemId !== undefined && this.callItems.hasItem(itemId)) {
-      throw this.protocolError(`item ${excerpt(itemId)} was added twice`, 'invalid-tool-call');
-    }
-    const call = this.callItems.add(this.newCall(0), itemId, outputIndex);
-
-    const id = this.optionalString(item['call_id'], 'item.call_id');
-    const name = this.optionalString(item['name'], 'item.name');
-    const field = kind === 'function_call' ? 'arguments' : 'input';
-    const text = this.readArgumentText(item[field], `item.${field}`) ?? '';
-    call.hasId = id !== undefined;
-    call.hasName = name !== undefined;
-    // OpenAI sends "" here; a server that sends the whole call at once has its arguments here.
-    call.argumentsArrived = text !== '';
-    this.emitDelta(call, id, name, text);
-    return call;
   }
 
-  /** `response.output_item.done`: closes a call; a reasoning item yields its encrypted content. */
-  private closeItem(item: JsonObject, payload: JsonObject): void {
-    const kind = item['type'];
-    if (kind === 'reasoning') {
-      // Only the finished item's encrypted_content is whole (the added item's "may be incomplete").
-      const encrypted = this.optionalString(item['encrypted_content'], 'item.encrypted_content');
-      if (encrypted !== undefined) this.emit({ type: 'reasoning-signature', choice: 0, signature: encrypted });
+  /** `response.output_text.delta`: content, counted in its part for the spans of annotations, and its log probabilities. */
+  private readContent(payload: JsonObject): void {
+    const text = this.readDelta(payload);
+    if (text) {
+      this.parts.addText(this.itemOf(payload), this.partOf(payload), text.length);
+      this.emit({ type: 'content', choice: 0, text });
+    }
+    this.readLogprobs(payload['logprobs']);
+  }
+
+  /** The `logprobs` of a text delta: an empty list unless the request asked for them. */
+  private readLogprobs(logprobs: unknown): void {
+    if (!Array.isArray(logprobs)) {
+      if (logprobs !== undefined && logprobs !== null && this.strict) {
+        throw this.protocolError(`logprobs is ${describeValue(logprobs)}, not a list`, 'strict');
+      }
       return;
     }
-    if (typeof kind !== 'string' || !CALL_ITEM_TYPES.has(kind)) return;
-    const itemId = this.optionalString(item['id'], 'item.id');
-    const outputIndex = this.optionalIndex(payload['output_index'], 'output_index');
-    // A finished call whose added event never came is whole: open it from this item.
-    const call = this.callItems.find(itemId, outputIndex) ?? this.openItem(item, payload)!;
-    // A repeated done for a closed call adds nothing.
-    if (call.closed) return;
-
-    // Whatever the stream has not yet said about the call, the finished item says.
-    const id = call.hasId ? undefined : this.optionalString(item['call_id'], 'item.call_id');
-    const name = call.hasName ? undefined : this.optionalString(item['name'], 'item.name');
-    const field = kind === 'function_call' ? 'arguments' : 'input';
-    const text = call.argumentsArrived ? '' : (this.readArgumentText(item[field], `item.${field}`) ?? '');
-    if (id !== undefined || name !== undefined || text !== '') this.emitDelta(call, id, name, text);
-    call.closed = true;
-    this.emit({ type: 'tool-call-end', choice: 0, index: call.index });
-  }
-
-  private readArgumentsDelta(payload: JsonObject, type: string): void {
-    const call = this.findCall(payload, type);
-    const text = this.readDelta(payload);
-    if (text === '') return;
-    call.argumentsArrived = true;
-    this.emitDelta(call, undefined, undefined, text);
-  }
-
-  /**
-   * `response.function_call_arguments.done` repeats the whole text: it is the call's arguments only
-   * when no delta came (appending it after deltas would double them).
-   */
-  private readArgumentsDone(payload: JsonObject, type: string, field: 'arguments' | 'input'): void {
-    const call = this.findCall(payload, type);
-    const name = call.hasName ? undefined : this.optionalString(payload['name'], 'name');
-    const text = call.argumentsArrived ? '' : (this.readArgumentText(payload[field], field) ?? '');
-    if (text !== '') call.argumentsArrived = true;
-    if (name !== undefined || text !== '') this.emitDelta(call, undefined, name, text);
-  }
-
-  /** The call a fragment belongs to, by `item_id`, else by `output_index`. */
-  private findCall(payload: JsonObject, type: string): CallState {
-    const itemId = this.optionalString(payload['item_id'], 'item_id');
-    const outputIndex = this.optionalIndex(payload['output_index'], 'output_index');
-    if (itemId === undefined && outputIndex === undefined) {
-      throw this.protocolError(`${type} has neither an item_id nor an output_index`, 'invalid-tool-call');
+    if (logprobs.length === 0) return;
+    const { tokens, skipped } = readTokenLogprobs(logprobs);
+    if (skipped > 0 && this.strict) {
+      throw this.protocolError(`logprobs has ${skipped} entries that are not a token's log probability`, 'strict');
     }
-    const call = this.callItems.find(itemId, outputIndex);
-    const which = itemId !== undefined ? `item ${excerpt(itemId)}` : `output_index ${outputIndex}`;
-    if (call === undefined) throw this.protocolError(`${type} for ${which}, which is no open tool call`, 'invalid-tool-call');
-    if (call.closed) throw this.protocolError(`${type} for ${which} after its response.output_item.done`, 'invalid-tool-call');
-    return call;
+    if (tokens.length > 0) this.emit({ type: 'logprobs', choice: 0, content: tokens });
   }
 
-  private emitDelta(call: CallState, id: string | undefined, name: string | undefined, text: string): void {
-    if (id !== undefined) call.hasId = true;
-    if (name !== undefined) call.hasName = true;
-    // `id` and `name` appear only on the fragment that carries them: absent, not undefined-valued.
-    this.emit({
-      type: 'tool-call-delta',
-      choice: 0,
-      index: call.index,
-      ...(id === undefined ? {} : { id }),
-      ...(name === undefined ? {} : { name }),
-      arguments: text,
-    });
+  /** `response.output_text.annotation.added`: a source; an annotation of a type not known is passed on. */
+  private readAnnotation(payload: JsonObject, frame: SseFrame): void {
+    const annotation = payload['annotation'];
+    // The SDK types allow a null annotation: it names nothing.
+    if (annotation === null) return;
+    const annotated = isJsonObject(annotation) ? annotationSource(annotation) : undefined;
+    if (annotated === undefined) return this.unknown(payload, frame);
+    const item = this.itemOf(payload);
+    const part = this.partOf(payload);
+    if (!this.parts.isNew(item, part, payload['annotation_index'])) return;
+    const { source, span } = annotated;
+    if (span === undefined) return this.emit({ type: 'source', choice: 0, source });
+    // The annotation counts from the start of its part; the source, from the start of the content.
+    const offset = this.parts.startOf(item, part);
+    this.emit({ type: 'source', choice: 0, source: { ...source, span: { start: offset + span.start, end: offset + span.end } } });
+  }
+
+  /** The item a text event belongs to: its `item_id`, else its `output_index` (servers that leave ids out). */
+  private itemOf(payload: JsonObject): string | number | undefined {
+    const itemId = payload['item_id'];
+    if (typeof itemId === 'string') return itemId;
+    const outputIndex = payload['output_index'];
+    return isIndex(outputIndex) ? outputIndex : undefined;
+  }
+
+  private partOf(payload: JsonObject): number | undefined {
+    const part = payload['content_index'];
+    return isIndex(part) ? part : undefined;
   }
 
   private readReasoning(payload: JsonObject, kind: 'summary' | 'text', partIndex: unknown): void {
@@ -274,12 +223,6 @@ export class OpenAiResponsesParser extends JsonDialectParser {
     this.emit({ type: 'reasoning', choice: 0, text });
   }
 
-  private readDelta(payload: JsonObject): string {
-    const delta = payload['delta'];
-    if (typeof delta !== 'string') throw this.protocolError(`delta is ${describeValue(delta)}, not text`);
-    return delta;
-  }
-
   private incompleteReason(response: JsonObject | null | undefined): string {
     const details = response?.['incomplete_details'];
     if (details === undefined || details === null) return 'incomplete';
@@ -287,23 +230,20 @@ export class OpenAiResponsesParser extends JsonDialectParser {
     return this.optionalString(details['reason'], 'response.incomplete_details.reason') ?? 'incomplete';
   }
 
-  /** The terminal event: the finish, the response's usage, the end. */
-  private terminate(raw: string, response: JsonObject | null | undefined): void {
+  /**
+   * The terminal event: the finish, the response's usage, llama.cpp's timings (beside the response,
+   * or in it), the end.
+   */
+  private terminate(raw: string, response: JsonObject | null | undefined, payload: JsonObject): void {
     const rawUsage = response?.['usage'];
     let usage: Usage | undefined;
     if (isJsonObject(rawUsage)) usage = readResponsesUsage(rawUsage);
     else if (rawUsage !== undefined && rawUsage !== null) throw this.protocolError('response.usage is not an object');
+    const timings = this.object(payload['timings'], 'timings') ?? this.object(response?.['timings'], 'response.timings');
     this.finish(0, raw);
     if (usage !== undefined) this.emit({ type: 'usage', usage });
+    if (timings !== undefined) this.emit({ type: 'timings', timings: readTimings(timings) });
     this.endStream();
-  }
-
-  /** Argument text as sent; an object is serialized, never concatenated. */
-  private readArgumentText(value: unknown, where: string): string | undefined {
-    if (value === undefined || value === null) return undefined;
-    if (typeof value === 'string') return value;
-    if (typeof value === 'object') return this.serialize(value, where);
-    throw this.protocolError(`${where} is ${describeValue(value)}, not text`);
   }
 }
 

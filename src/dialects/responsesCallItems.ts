@@ -9,6 +9,8 @@ export class CallState {
   constructor(
     readonly index: number,
     readonly itemId: string | undefined,
+    /** A `custom_tool_call`: its input is free-form text, never JSON, and every fragment says so. */
+    readonly custom: boolean,
   ) {}
 }
 
@@ -26,8 +28,8 @@ export class CallItems {
   }
 
   /** Registers a new call item, by whichever of its id and output index it has. */
-  add(index: number, itemId: string | undefined, outputIndex: number | undefined): CallState {
-    const call = new CallState(index, itemId);
+  add(index: number, itemId: string | undefined, outputIndex: number | undefined, custom: boolean): CallState {
+    const call = new CallState(index, itemId, custom);
     if (itemId !== undefined) this.byItemId.set(itemId, call);
     if (outputIndex !== undefined) this.byOutputIndex.set(outputIndex, call);
     return call;

@@ -42,7 +42,7 @@ export class TypedEventsParser extends JsonDialectParser {
     return frame.event === 'error' || payload['type'] === 'error' || hasError(payload) ? this.providerError(payload) : undefined;
   }
 
-  protected read(payload: JsonObject): void {
+  protected read(payload: JsonObject, frame: SseFrame): void {
     const type = payload['type'];
     switch (type) {
       case 'text': {
@@ -66,7 +66,8 @@ export class TypedEventsParser extends JsonDialectParser {
       }
       default:
         if (typeof type !== 'string') throw this.protocolError(`type is ${describeValue(type)}`);
-      // Event types newer than this parser: ignored.
+        // Event types newer than this parser: ignored, or passed on with `unknownEvents`.
+        this.unknown(payload, frame);
     }
   }
 

@@ -12,8 +12,10 @@ export function mergeUsage(previous: Usage | null, next: Usage): Usage {
     totalTokens: next.totalTokens ?? previous.totalTokens,
   };
   const cached = next.cachedPromptTokens ?? previous.cachedPromptTokens;
+  const cacheWrite = next.cacheWritePromptTokens ?? previous.cacheWritePromptTokens;
   const reasoning = next.reasoningTokens ?? previous.reasoningTokens;
   if (cached !== undefined) merged.cachedPromptTokens = cached;
+  if (cacheWrite !== undefined) merged.cacheWritePromptTokens = cacheWrite;
   if (reasoning !== undefined) merged.reasoningTokens = reasoning;
   return merged;
 }
