@@ -226,6 +226,15 @@ function fold(events: readonly ChatEvent[]): { choices: Map<number, Folded>; id:
       case 'finish':
         choice(event.choice).finish = { reason: event.reason, raw: event.raw };
         break;
+      case 'tool-call-incomplete':
+      case 'logprobs':
+      case 'source':
+      case 'audio':
+      case 'provider-tool-call':
+      case 'provider-tool-result':
+        // The parts beside the text: they make their choice known, as text does.
+        choice(event.choice);
+        break;
       case 'usage': {
         // Field by field, the last reported value wins; never a sum.
         const next = event.usage;
