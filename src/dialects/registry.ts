@@ -1,3 +1,4 @@
+import { aiSdkUi } from './aiSdkUi.js';
 import { anthropic } from './anthropic.js';
 import { AutoDialectParser } from './auto.js';
 import { chatEvents } from './chatEvents.js';
@@ -11,7 +12,16 @@ import { typedEvents } from './typedEvents.js';
 
 /** The wire formats `assembleChunks` reads by name. */
 export type DialectName =
-  'auto' | 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini' | 'ollama' | 'llamacpp-completion' | 'typed-events' | 'chat-events';
+  | 'auto'
+  | 'openai-chat'
+  | 'openai-responses'
+  | 'anthropic'
+  | 'gemini'
+  | 'ollama'
+  | 'llamacpp-completion'
+  | 'typed-events'
+  | 'chat-events'
+  | 'ai-sdk-ui';
 
 /** Every named format but `auto`, which chooses among these. */
 export const DIALECTS: Readonly<Record<Exclude<DialectName, 'auto'>, DialectFactory>> = {
@@ -23,6 +33,7 @@ export const DIALECTS: Readonly<Record<Exclude<DialectName, 'auto'>, DialectFact
   'llamacpp-completion': llamacppCompletion,
   'typed-events': typedEvents,
   'chat-events': chatEvents,
+  'ai-sdk-ui': aiSdkUi,
 };
 
 /**

@@ -18,8 +18,11 @@ const NORMALIZED: Readonly<Record<string, FinishReason>> = {
   tool_calls: 'tool_calls',
   function_call: 'tool_calls',
   tool_use: 'tool_calls',
+  // The AI SDK's UI message stream spells its reasons with hyphens.
+  'tool-calls': 'tool_calls',
   content_filter: 'content_filter',
   refusal: 'content_filter',
+  'content-filter': 'content_filter',
   SAFETY: 'content_filter',
   RECITATION: 'content_filter',
   BLOCKLIST: 'content_filter',

@@ -1,0 +1,213 @@
+/**
+ * The `ai-sdk-ui` dialect on streams the `ai` package writes itself: `streamText` over its mock model,
+ * `toUIMessageStreamResponse()`, and the response body read through this library's whole pipeline.
+ * What the completion must hold is what the mock model was given, written out here.
+ */
+import { jsonSchema, simulateReadableStream, streamText, tool } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
+import type { LanguageModelV3StreamPart } from '@ai-sdk/provider';
+import { lastValueFrom } from 'rxjs';
+import { assembleChunks } from '../../src/assembleChunks';
+import { aiSdkUi } from '../../src/dialects/aiSdkUi';
+import { decodeUtf8 } from '../../src/decodeUtf8';
+import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors';
+import { finalizeCompletion } from '../../src/finalizeCompletion';
+import { groupToolCallsByIndex } from '../../src/groupToolCallsByIndex';
+import { fromResponse } from '../../src/io/fromResponse';
+import { sseFrames } from '../../src/sseFrames';
+import { DONE, frame, readDialect } from '../support/frames';
+
+const USAGE = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 20, text: 20, reasoning: undefined },
+};
+
+/** The response `toUIMessageStreamResponse()` gives for a model that streams `parts`. */
+function aiSdkResponse(parts: LanguageModelV3StreamPart[]): Response {
+  const model = new MockLanguageModelV3({ doStream: async () => ({ stream: simulateReadableStream({ chunks: parts }) }) });
+  const result = streamText({
+    model,
+    prompt: 'hi',
+    onError: () => undefined,
+    tools: {
+      get_weather: tool({ inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } } }) }),
+      get_time: tool({ inputSchema: jsonSchema<{ tz: string }>({ type: 'object', properties: { tz: { type: 'string' } } }) }),
+    },
+  });
+  return result.toUIMessageStreamResponse({
+    sendReasoning: true,
+    generateMessageId: () => 'msg-1',
+    onError: (error) => (error instanceof Error ? error.message : 'failed'),
+  });
+}
+
+const read = (response: Response) =>
+  lastValueFrom(
+    fromResponse(response).pipe(
+      decodeUtf8(),
+      sseFrames(),
+      assembleChunks({ dialect: 'ai-sdk-ui' }),
+      groupToolCallsByIndex(),
+      finalizeCompletion(),
+    ),
+  );
+
+describe('ai-sdk-ui: streams written by the ai package', () => {
+  it('reasoning then text come back whole', async () => {
+    const response = aiSdkResponse([
+      { type: 'stream-start', warnings: [] },
+      { type: 'response-metadata', id: 'resp-1', modelId: 'mock' },
+      { type: 'reasoning-start', id: 'r1' },
+      { type: 'reasoning-delta', id: 'r1', delta: 'Think ' },
+      { type: 'reasoning-delta', id: 'r1', delta: 'first.' },
+      { type: 'reasoning-end', id: 'r1' },
+      { type: 'text-start', id: 't1' },
+      { type: 'text-delta', id: 't1', delta: 'Grüß ' },
+      { type: 'text-delta', id: 't1', delta: 'dich ☕' },
+      { type: 'text-end', id: 't1' },
+      { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: USAGE },
+    ]);
+    expect(response.headers.get('x-vercel-ai-ui-message-stream')).toBe('v1');
+    const completion = await read(response);
+    expect(completion).toMatchObject({
+      id: 'msg-1',
+      content: 'Grüß dich ☕',
+      reasoning: 'Think first.',
+      toolCalls: [],
+      finishReason: 'stop',
+      rawFinishReason: 'stop',
+    });
+  });
+
+  it('two parallel streamed calls come back with their ids, names and parsed inputs', async () => {
+    const completion = await read(
+      aiSdkResponse([
+        { type: 'stream-start', warnings: [] },
+        { type: 'text-start', id: 't1' },
+        { type: 'text-delta', id: 't1', delta: 'Checking.' },
+        { type: 'text-end', id: 't1' },
+        { type: 'tool-input-start', id: 'call-a', toolName: 'get_weather' },
+        { type: 'tool-input-start', id: 'call-b', toolName: 'get_time' },
+        { type: 'tool-input-delta', id: 'call-a', delta: '{"city":' },
+        { type: 'tool-input-delta', id: 'call-b', delta: '{"tz":"Asia/Tokyo"}' },
+        { type: 'tool-input-delta', id: 'call-a', delta: '"Zürich"}' },
+        { type: 'tool-input-end', id: 'call-a' },
+        { type: 'tool-input-end', id: 'call-b' },
+        { type: 'tool-call', toolCallId: 'call-a', toolName: 'get_weather', input: '{"city":"Zürich"}' },
+        { type: 'tool-call', toolCallId: 'call-b', toolName: 'get_time', input: '{"tz":"Asia/Tokyo"}' },
+        { type: 'finish', finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage: USAGE },
+      ]),
+    );
+    expect(completion).toMatchObject({
+      content: 'Checking.',
+      toolCalls: [
+        { index: 0, id: 'call-a', name: 'get_weather', arguments: '{"city":"Zürich"}', args: { city: 'Zürich' } },
+        { index: 1, id: 'call-b', name: 'get_time', arguments: '{"tz":"Asia/Tokyo"}', args: { tz: 'Asia/Tokyo' } },
+      ],
+      finishReason: 'tool_calls',
+      rawFinishReason: 'tool-calls',
+    });
+  });
+
+  it('a call the model gave whole (no input deltas) comes back from tool-input-available', async () => {
+    const completion = await read(
+      aiSdkResponse([
+        { type: 'stream-start', warnings: [] },
+        { type: 'tool-call', toolCallId: 'call-w', toolName: 'get_weather', input: '{"city":"Oslo"}' },
+        { type: 'finish', finishReason: { unified: 'tool-calls', raw: undefined }, usage: USAGE },
+      ]),
+    );
+    expect(completion.toolCalls).toEqual([
+      { index: 0, id: 'call-w', name: 'get_weather', arguments: '{"city":"Oslo"}', args: { city: 'Oslo' } },
+    ]);
+    expect(completion.content).toBeNull();
+  });
+
+  it("the model's error arrives as a ProviderError with the error text, the text before it as partial", async () => {
+    const response = aiSdkResponse([
+      { type: 'stream-start', warnings: [] },
+      { type: 'text-start', id: 't1' },
+      { type: 'text-delta', id: 't1', delta: 'Partial' },
+      { type: 'error', error: new Error('upstream overloaded') },
+    ]);
+    const error = await read(response).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as ProviderError).body).toEqual({ type: 'error', errorText: 'upstream overloaded' });
+    expect((error as ProviderError).message).toMatch(/: upstream overloaded$/);
+    expect((error as ProviderError).partial).toMatchObject({ content: 'Partial' });
+  });
+});
+
+describe('ai-sdk-ui: the format, frame by frame', () => {
+  const start = frame({ type: 'start', messageId: 'm1' });
+  const finish = frame({ type: 'finish', finishReason: 'stop' });
+
+  it('maps deltas to events and ends at [DONE]', () => {
+    const { events, error } = readDialect(aiSdkUi, [
+      start,
+      frame({ type: 'start-step' }),
+      frame({ type: 'text-start', id: 't' }),
+      frame({ type: 'text-delta', id: 't', delta: 'a' }),
+      frame({ type: 'reasoning-delta', id: 'r', delta: 'b' }),
+      frame({ type: 'tool-input-start', toolCallId: 'c', toolName: 'f' }),
+      frame({ type: 'tool-input-delta', toolCallId: 'c', inputTextDelta: '{}' }),
+      frame({ type: 'tool-input-available', toolCallId: 'c', toolName: 'f', input: {} }),
+      frame({ type: 'finish-step' }),
+      frame({ type: 'finish' }),
+      DONE,
+    ]);
+    expect(error).toBeUndefined();
+    expect(events).toEqual([
+      { type: 'start', id: 'm1', model: null },
+      { type: 'content', choice: 0, text: 'a' },
+      { type: 'reasoning', choice: 0, text: 'b' },
+      { type: 'tool-call-delta', choice: 0, index: 0, id: 'c', name: 'f', arguments: '' },
+      { type: 'tool-call-delta', choice: 0, index: 0, arguments: '{}' },
+      { type: 'tool-call-end', choice: 0, index: 0 },
+      { type: 'finish', choice: 0, reason: 'tool_calls', raw: 'stop' },
+      { type: 'done' },
+    ]);
+  });
+
+  it('an error chunk is a ProviderError with its errorText', () => {
+    const { error } = readDialect(aiSdkUi, [start, frame({ type: 'error', errorText: 'quota exceeded' })]);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as Error).message).toBe('the server reported an error at frame 2: quota exceeded');
+  });
+
+  it('an abort chunk is a ProviderError', () => {
+    const { error } = readDialect(aiSdkUi, [start, frame({ type: 'abort', reason: 'user' })]);
+    expect((error as Error).message).toBe('the server reported an error at frame 2: the server aborted the stream (user)');
+  });
+
+  it('a stream without [DONE], or [DONE] without a finish or with a call open, is a StreamClosedEarlyError', () => {
+    expect(readDialect(aiSdkUi, [start, finish]).error).toBeInstanceOf(StreamClosedEarlyError);
+    const noFinish = readDialect(aiSdkUi, [start, DONE]).error;
+    expect(noFinish).toBeInstanceOf(StreamClosedEarlyError);
+    expect((noFinish as Error).message).toBe('frame 2: [DONE] arrived with no finish chunk');
+    const open = readDialect(aiSdkUi, [start, frame({ type: 'tool-input-start', toolCallId: 'c', toolName: 'f' }), finish, DONE]).error;
+    expect((open as Error).message).toBe('frame 4: [DONE] arrived with 1 tool call whose input never became available');
+  });
+
+  it('a delta for a call never started, or a second start, is a ProtocolError', () => {
+    expect(readDialect(aiSdkUi, [frame({ type: 'tool-input-delta', toolCallId: 'x', inputTextDelta: '{' })]).error).toBeInstanceOf(
+      ProtocolError,
+    );
+    const twice = frame({ type: 'tool-input-start', toolCallId: 'c', toolName: 'f' });
+    expect(readDialect(aiSdkUi, [twice, twice]).error).toBeInstanceOf(ProtocolError);
+  });
+
+  it('calls the server ran itself are left out; hyphenated reasons normalize', () => {
+    const { events } = readDialect(aiSdkUi, [
+      frame({ type: 'tool-input-start', toolCallId: 'p', toolName: 'web_search', providerExecuted: true }),
+      frame({ type: 'tool-input-delta', toolCallId: 'p', inputTextDelta: '{}' }),
+      frame({ type: 'tool-input-available', toolCallId: 'p', toolName: 'web_search', input: {}, providerExecuted: true }),
+      frame({ type: 'finish', finishReason: 'content-filter' }),
+      DONE,
+    ]);
+    expect(events).toEqual([{ type: 'finish', choice: 0, reason: 'content_filter', raw: 'content-filter' }, { type: 'done' }]);
+  });
+});
