@@ -1,5 +1,7 @@
 import { anthropic } from './anthropic.js';
 import { AutoDialectParser } from './auto.js';
+import { bedrockConverse } from './bedrockConverse.js';
+import { bedrockInvoke } from './bedrockInvoke.js';
 import { chatEvents } from './chatEvents.js';
 import { DialectFactory } from './Dialect.js';
 import { gemini } from './gemini.js';
@@ -11,7 +13,17 @@ import { typedEvents } from './typedEvents.js';
 
 /** The wire formats `assembleChunks` reads by name. */
 export type DialectName =
-  'auto' | 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini' | 'ollama' | 'llamacpp-completion' | 'typed-events' | 'chat-events';
+  | 'auto'
+  | 'openai-chat'
+  | 'openai-responses'
+  | 'anthropic'
+  | 'gemini'
+  | 'ollama'
+  | 'llamacpp-completion'
+  | 'typed-events'
+  | 'chat-events'
+  | 'bedrock-converse'
+  | 'bedrock-invoke';
 
 /** Every named format but `auto`, which chooses among these. */
 export const DIALECTS: Readonly<Record<Exclude<DialectName, 'auto'>, DialectFactory>> = {
@@ -23,6 +35,8 @@ export const DIALECTS: Readonly<Record<Exclude<DialectName, 'auto'>, DialectFact
   'llamacpp-completion': llamacppCompletion,
   'typed-events': typedEvents,
   'chat-events': chatEvents,
+  'bedrock-converse': bedrockConverse,
+  'bedrock-invoke': bedrockInvoke,
 };
 
 /**
