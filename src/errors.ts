@@ -18,35 +18,37 @@ export interface StreamPosition {
  * Why the input ended before the stream said it was complete (`StreamClosedEarlyError.reason`):
  *
  * - `mid-character`: the bytes stopped inside a UTF-8 sequence;
- * - `mid-line`: the text stopped inside a line;
+ * - `mid-line` / `mid-message`: the text stopped inside a line / the bytes inside a binary message (`awsEventStreamFrames`);
  * - `no-blank-line`: the last event never got its blank line (`requireBlankLineAtEnd`);
  * - `no-end-signal`: the dialect's own end signal never came (`[DONE]`, `message_stop`, ...);
- * - `unfinished`: it came, but a choice never finished, a tool call stayed open, or messages were
- *   never finalized;
+ * - `unfinished`: it came, but a choice never finished, a tool call stayed open, or messages were never finalized;
  * - `transport`: the connection failed or closed before the body's end (a reset, an abort).
  */
 export type ClosedEarlyReason = (typeof CLOSED_EARLY_REASONS)[number];
 
 /** Every {@link ClosedEarlyReason}, for code that checks a reason read from elsewhere (a wire). */
-export const CLOSED_EARLY_REASONS = ['mid-character', 'mid-line', 'no-blank-line', 'no-end-signal', 'unfinished', 'transport'] as const;
+// prettier-ignore
+export const CLOSED_EARLY_REASONS = [
+  'mid-character', 'mid-line', 'mid-message', 'no-blank-line', 'no-end-signal', 'unfinished', 'transport',
+] as const;
 
 /**
  * How the input broke its format (`ProtocolError.reason`):
  *
  * - `invalid-utf8`: bytes that are not UTF-8, under `fatal`;
  * - `too-large`: a line or event over its cap;
+ * - `invalid-checksum` / `invalid-message`: a binary message whose CRC-32 does not match / of impossible shape;
  * - `invalid-json`: a payload that is not JSON;
  * - `invalid-payload`: JSON of the wrong shape, a field of the wrong type;
- * - `invalid-tool-call`: a fragment that belongs to no call, a call without an id or a name, arguments
- *   that are not JSON, a call after its choice finished;
+ * - `invalid-tool-call`: a fragment that belongs to no call, a call without an id or a name, arguments that are not JSON, a
+ *   call after its choice finished;
  * - `too-many-tool-calls`: more than `maxToolCalls` in one choice;
  * - `strict`: a deviation that `{ strict: true }` refuses and the default reading absorbs;
- * - `unknown-format`: a body or a frame that no dialect reads (an HTML page, a JSON reply, a
- *   content type that is not a stream);
+ * - `unknown-format`: a body or a frame that no dialect reads (an HTML page, a JSON reply, a content type that is not a stream);
  * - `invalid-transcript`: a revised transcript under `onRevision: 'error'`, or mixed kinds;
  * - `invalid-recording`: a recording file that breaks its format;
- * - `unread-text`: a stream that ended properly with reply text in fields its dialect does not read
- *   (a success would be a silent loss of the whole reply).
+ * - `unread-text`: a stream that ended properly with reply text in fields its dialect does not read (a success would be a
+ *   silent loss of the whole reply).
  */
 export type ProtocolReason = (typeof PROTOCOL_REASONS)[number];
 
@@ -54,6 +56,8 @@ export type ProtocolReason = (typeof PROTOCOL_REASONS)[number];
 export const PROTOCOL_REASONS = [
   'invalid-utf8',
   'too-large',
+  'invalid-checksum',
+  'invalid-message',
   'invalid-json',
   'invalid-payload',
   'invalid-tool-call',
@@ -66,9 +70,8 @@ export const PROTOCOL_REASONS = [
 ] as const;
 
 /**
- * Where the provider's error came from (`ProviderError.reason`): `in-stream` (an error payload or
- * event inside the stream), `http-status` (an error status before the stream), `error-body` (a JSON
- * error body where only the body arrived, as text).
+ * Where the provider's error came from (`ProviderError.reason`): `in-stream` (an error payload or event inside the stream),
+ * `http-status` (an error status before the stream), `error-body` (a JSON error body where only the body arrived, as text).
  */
 export type ProviderReason = (typeof PROVIDER_REASONS)[number];
 
@@ -97,14 +100,13 @@ export interface LlmStreamErrorOptions<R extends LlmStreamErrorReason = LlmStrea
 }
 
 /**
- * The base class of every error this library raises, so that one `instanceof` (or
- * {@link isLlmStreamError} across realms) tells a stream fault from a bug.
+ * The base class of every error this library raises, so that one `instanceof` (or {@link isLlmStreamError} across realms)
+ * tells a stream fault from a bug.
  *
- * `partial` holds what had arrived before the fault: the text so far from the byte and frame layers,
- * the completion so far from the assembly layers. Nothing that arrived is lost. It is typed
- * `unknown`, because which layer filled it depends on the pipeline: after `finalizeCompletion`,
- * `scanCompletion`, `groupToolCallsByIndex` or `validateToolCalls` it is a `CompletionSnapshot`, which
- * {@link isCompletionSnapshot} checks and narrows to.
+ * `partial` holds what had arrived before the fault: the text so far from the byte and frame layers, the completion so far
+ * from the assembly layers. Nothing that arrived is lost. It is typed `unknown`, because which layer filled it depends on
+ * the pipeline: after `finalizeCompletion`, `scanCompletion`, `groupToolCallsByIndex` or `validateToolCalls` it is a
+ * `CompletionSnapshot`, which {@link isCompletionSnapshot} checks and narrows to.
  *
  * @example
  * ```ts
@@ -134,8 +136,8 @@ export abstract class LlmStreamError extends Error {
 }
 
 /**
- * The input ended before the stream said it was complete: the bytes stopped mid-character, the
- * text mid-line, or the reply before its dialect's end signal (`[DONE]`, `message_stop`, a finish).
+ * The input ended before the stream said it was complete: the bytes stopped mid-character or mid-message, the text mid-line,
+ * or the reply before its dialect's end signal (`[DONE]`, `message_stop`, a finish).
  *
  * A truncated reply must never pass for a complete one: a tool would run with half its arguments.
  *
@@ -157,8 +159,8 @@ export class StreamClosedEarlyError extends LlmStreamError {
 }
 
 /**
- * The input broke its format: invalid UTF-8 under `fatal`, an oversized line or event, a payload that
- * is not JSON of the expected shape, a tool-call fragment that belongs to no call.
+ * The input broke its format: invalid UTF-8 under `fatal`, an oversized line or event, a binary message that fails its
+ * checksum, a payload that is not JSON of the expected shape, a tool-call fragment that belongs to no call.
  *
  * @example
  * ```ts
@@ -178,11 +180,11 @@ export class ProtocolError extends LlmStreamError {
 }
 
 /**
- * No value arrived for longer than `idleTimeout` allows: the server (or a proxy) stalled with the
- * connection still open. Without a timer such a stream would neither end nor fail.
+ * No value arrived for longer than `idleTimeout` allows: the server (or a proxy) stalled with the connection still open.
+ * Without a timer such a stream would neither end nor fail.
  *
- * Keep-alive comments count as values when `idleTimeout` sits on the text, before `sseFrames`, so a
- * server that pings while it thinks is not idle.
+ * Keep-alive comments count as values when `idleTimeout` sits on the text, before `sseFrames`, so a server that pings
+ * while it thinks is not idle.
  *
  * @example
  * ```ts
@@ -201,8 +203,8 @@ export class StreamIdleError extends LlmStreamError {
 }
 
 /**
- * True for any error raised by this library, including one created in another realm (an iframe, a
- * second copy of the package), where `instanceof` fails.
+ * True for any error raised by this library, including one created in another realm (an iframe, a second copy of the
+ * package), where `instanceof` fails.
  *
  * @example
  * ```ts
@@ -237,11 +239,13 @@ export interface ProviderErrorOptions extends LlmStreamErrorOptions<ProviderReas
   readonly status?: number;
   /** The provider's error body: parsed JSON when it was JSON, else the text. */
   readonly body?: unknown;
+  /** Whether a retry may succeed, when the error's type says so (Bedrock's `throttlingException`: yes). */
+  readonly retryable?: boolean;
 }
 
 /**
- * The provider reported an error: an `{"error": ...}` payload or an `event: error` frame inside a
- * 200 stream, or an error status before it. Terminal: nothing that follows can overwrite it.
+ * The provider reported an error: an `{"error": ...}` payload or an `event: error` frame inside a 200 stream, an error
+ * status before it, or an `exception` message of an AWS event stream. Terminal: nothing that follows can overwrite it.
  *
  * @example
  * ```ts
@@ -257,6 +261,7 @@ export class ProviderError extends LlmStreamError {
   readonly code: string | number | undefined;
   readonly status: number | undefined;
   readonly body: unknown;
+  readonly retryable: boolean | undefined;
 
   constructor(message: string, options: ProviderErrorOptions = {}) {
     super(message, options);
@@ -265,6 +270,7 @@ export class ProviderError extends LlmStreamError {
     this.code = options.code;
     this.status = options.status;
     this.body = options.body;
+    this.retryable = options.retryable;
   }
 }
 
@@ -289,11 +295,11 @@ export interface ToolArgumentsErrorOptions extends LlmStreamErrorOptions<ToolArg
 }
 
 /**
- * A whole tool call whose arguments did not validate, or that names a tool nobody declared
- * (`validateToolCalls`). Raised before the call reaches anything that could run it.
+ * A whole tool call whose arguments did not validate, or that names a tool nobody declared (`validateToolCalls`). Raised
+ * before the call reaches anything that could run it.
  *
- * `issues` holds the schema's own issues (message and path), so they can be sent back to the model
- * as they are; `partial` the completion as it was when the call was refused.
+ * `issues` holds the schema's own issues (message and path), so they can be sent back to the model as they are; `partial`
+ * the completion as it was when the call was refused.
  *
  * @example
  * ```ts

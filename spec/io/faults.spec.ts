@@ -160,7 +160,8 @@ describe('an error answer on paths other than fetch', () => {
       );
       expect(error).toBeInstanceOf(ProtocolError);
       expect((error as Error).message).toBe(
-        'expected a streamed body (text/event-stream, application/x-ndjson, application/ndjson, application/jsonl), got text/html',
+        'expected a streamed body (text/event-stream, application/x-ndjson, application/ndjson, application/jsonl, ' +
+          'application/vnd.amazon.eventstream), got text/html',
       );
       await requestFor('/real/openai-text.sse').closed; // not left open behind the error
     },

@@ -105,7 +105,8 @@ describe('fromResponse over a real local server', () => {
     const refused = await collect(fromResponse(await fetch(`${server.url}/openai/text.sse?type=text/html`)));
     expect(refused.error).toBeInstanceOf(ProtocolError);
     expect((refused.error as Error).message).toBe(
-      'expected a streamed body (text/event-stream, application/x-ndjson, application/ndjson, application/jsonl), got text/html',
+      'expected a streamed body (text/event-stream, application/x-ndjson, application/ndjson, application/jsonl, ' +
+        'application/vnd.amazon.eventstream), got text/html',
     );
     const allowed = await collect(
       fromResponse(await fetch(`${server.url}/openai/text.sse?type=text/plain`), { contentTypes: ['text/plain'] }).pipe(completionOf()),

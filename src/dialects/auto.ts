@@ -2,6 +2,7 @@ import { SseFrame } from '../core/SseParser.js';
 import { ProtocolError, StreamClosedEarlyError } from '../errors.js';
 import { ChatEvent } from '../events.js';
 import { excerpt, isJsonObject } from '../internal/json.js';
+import { CONVERSE_EVENTS } from './bedrockConverse.js';
 import { DialectFactory, DialectOptions, DialectParser } from './Dialect.js';
 import { providerErrorFrom } from './providerError.js';
 
@@ -10,10 +11,16 @@ import { providerErrorFrom } from './providerError.js';
  * a bare `[DONE]`). The rules, in order (docs/dialects.md has them with their reasons): a `type` that
  * Anthropic, OpenAI Responses or the typed events use; Gemini's `candidates` or `usageMetadata`; an
  * OpenAI chat chunk (`object` or a `choices` array); Ollama's `done` with `message` or `response`;
- * llama.cpp's `stop` with `content`.
+ * llama.cpp's `stop` with `content`. Before those, the frame's event name when it is given: a
+ * ConverseStream event (`messageStart`, `contentBlockDelta`, ...) is `bedrock-converse`, a `chunk`
+ * whose payload has `bytes` is `bedrock-invoke` (the two Bedrock replies `awsEventStreamFrames` reads).
  */
-export function detectDialect(payload: unknown): string | undefined {
+export function detectDialect(payload: unknown, event?: string): string | undefined {
   if (!isJsonObject(payload)) return undefined;
+  if (event !== undefined) {
+    if (CONVERSE_EVENTS.has(event)) return 'bedrock-converse';
+    if (event === 'chunk' && typeof payload['bytes'] === 'string') return 'bedrock-invoke';
+  }
   const type = payload['type'];
   if (typeof type === 'string') {
     if (type === 'message_start' || type === 'ping' || type.startsWith('content_block_') || type.startsWith('message_')) {
@@ -68,7 +75,7 @@ export class AutoDialectParser implements DialectParser {
         position: { event: this.frameCount },
       });
     }
-    const name = detectDialect(payload);
+    const name = detectDialect(payload, frame.event);
     if (name === undefined) {
       if (frame.event === 'error' || (isJsonObject(payload) && payload['error'] !== undefined && payload['error'] !== null)) {
         throw providerErrorFrom(payload, `frame ${this.frameCount}`, this.frameCount);

@@ -1,6 +1,8 @@
 import { aiSdkUi } from './aiSdkUi.js';
 import { anthropic } from './anthropic.js';
 import { AutoDialectParser } from './auto.js';
+import { bedrockConverse } from './bedrockConverse.js';
+import { bedrockInvoke } from './bedrockInvoke.js';
 import { chatEvents } from './chatEvents.js';
 import { DialectFactory } from './Dialect.js';
 import { gemini } from './gemini.js';
@@ -21,7 +23,9 @@ export type DialectName =
   | 'llamacpp-completion'
   | 'typed-events'
   | 'chat-events'
-  | 'ai-sdk-ui';
+  | 'ai-sdk-ui'
+  | 'bedrock-converse'
+  | 'bedrock-invoke';
 
 /** Every named format but `auto`, which chooses among these. */
 export const DIALECTS: Readonly<Record<Exclude<DialectName, 'auto'>, DialectFactory>> = {
@@ -34,6 +38,8 @@ export const DIALECTS: Readonly<Record<Exclude<DialectName, 'auto'>, DialectFact
   'typed-events': typedEvents,
   'chat-events': chatEvents,
   'ai-sdk-ui': aiSdkUi,
+  'bedrock-converse': bedrockConverse,
+  'bedrock-invoke': bedrockInvoke,
 };
 
 /**

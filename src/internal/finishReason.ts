@@ -29,6 +29,9 @@ const NORMALIZED: Readonly<Record<string, FinishReason>> = {
   PROHIBITED_CONTENT: 'content_filter',
   SPII: 'content_filter',
   IMAGE_SAFETY: 'content_filter',
+  // Bedrock Converse `stopReason`
+  guardrail_intervened: 'content_filter',
+  content_filtered: 'content_filter',
   error: 'error',
   MALFORMED_FUNCTION_CALL: 'error',
 };

@@ -20,13 +20,15 @@ export interface ResponseCheckOptions {
 
 /**
  * The content types of the streamed bodies this library reads: server-sent events and the three
- * names servers use for newline-delimited JSON.
+ * names servers use for newline-delimited JSON, and AWS's binary event stream (Amazon Bedrock's
+ * streamed replies, read by `awsEventStreamFrames`).
  */
 export const STREAM_CONTENT_TYPES: readonly string[] = [
   'text/event-stream',
   'application/x-ndjson',
   'application/ndjson',
   'application/jsonl',
+  'application/vnd.amazon.eventstream',
 ];
 
 /** The most of an error body that is read: an error answer is short, and one that is not is cut. */
