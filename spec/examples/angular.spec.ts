@@ -33,7 +33,7 @@ async function buildApp(folder: string): Promise<string> {
   try {
     await promisify(execFile)(process.execPath, [runner, 'chat:build', '--output-path', folder, '--base-href', MOUNT], {
       cwd: app,
-      env: { ...process.env, NG_CLI_ANALYTICS: 'false', FORCE_COLOR: '0' },
+      env: { ...process.env, FORCE_COLOR: '0' },
       maxBuffer: 16 * 1024 * 1024,
     });
   } catch (error) {
@@ -60,7 +60,7 @@ interface Opened {
   problems: string[];
 }
 
-/** Opens the app for `query` with a watcher that records each text `#content` showed, and waits for the stream to end. */
+/** Opens the app for `query` with a watcher that records the texts it showed, and waits for the stream to end. */
 async function open(query: string): Promise<Opened> {
   const context = await browser!.newContext({ viewport: { width: 900, height: 720 } });
   const page = await context.newPage();
@@ -71,13 +71,16 @@ async function open(query: string): Promise<Opened> {
   });
   page.on('requestfailed', (request) => problems.push(`request failed: ${new URL(request.url()).pathname}`));
   await page.addInitScript(() => {
-    // Angular renders after the document has loaded: watch the whole body for #content's text.
-    const seen: string[] = [];
-    (window as unknown as { contentSeen: string[] }).contentSeen = seen;
+    // Angular renders after the document has loaded: watch the whole body, and keep each text that
+    // #reasoning, #content and #status showed, in order.
+    const seen: Record<string, string[]> = { reasoning: [], content: [], status: [] };
+    (window as unknown as { seen: Record<string, string[]> }).seen = seen;
     document.addEventListener('DOMContentLoaded', () => {
       new MutationObserver(() => {
-        const content = document.getElementById('content');
-        if (content !== null && seen[seen.length - 1] !== content.textContent) seen.push(content.textContent ?? '');
+        for (const [id, texts] of Object.entries(seen)) {
+          const text = document.getElementById(id)?.textContent;
+          if (text !== undefined && text !== null && text !== '' && texts[texts.length - 1] !== text) texts.push(text);
+        }
       }).observe(document.body, { childList: true, characterData: true, subtree: true });
     });
   });
@@ -173,15 +176,19 @@ describe('the Angular example', () => {
       expect(shown.toolCalls.map((call) => call.name)).toEqual(['get_weather', 'get_weather']);
       expect(await page.getAttribute('#app', 'data-finish-reason')).toBe('tool_calls');
 
-      // Progressively: the answer was seen growing, each text a prefix of the next.
-      const contentSeen = (await page.evaluate(() => (window as unknown as { contentSeen: string[] }).contentSeen)).filter(
-        (text) => text !== '',
-      );
-      expect(contentSeen.length).toBeGreaterThan(1);
-      for (let i = 1; i < contentSeen.length; i++) {
-        expect(contentSeen[i]!.slice(0, contentSeen[i - 1]!.length)).toBe(contentSeen[i - 1]);
+      // Progressively: the reasoning, then the answer, were seen growing, each text a prefix of the
+      // next, and the status said "thinking…" while the reasoning streamed.
+      const seen = await page.evaluate(() => (window as unknown as { seen: Record<string, string[]> }).seen);
+      for (const id of ['reasoning', 'content'] as const) {
+        const texts = seen[id]!;
+        expect([id, texts.length > 1]).toEqual([id, true]);
+        for (let i = 1; i < texts.length; i++) expect(texts[i]!.slice(0, texts[i - 1]!.length)).toBe(texts[i - 1]);
+        expect(texts[texts.length - 1]).toBe(shown[id]);
       }
-      expect(contentSeen[contentSeen.length - 1]).toBe(shown.content);
+      const statuses = seen['status']!;
+      expect(statuses.indexOf('thinking…')).toBeGreaterThanOrEqual(0);
+      expect(statuses.lastIndexOf('streaming…')).toBeGreaterThan(statuses.indexOf('thinking…'));
+      expect(statuses[statuses.length - 1]).toBe(shown.status);
       expect(problems).toEqual([]);
     } finally {
       await context.close();

@@ -107,7 +107,8 @@ export class AppComponent {
     if (this.reply.status() === 'error' && error !== undefined) return `${error.name}: ${error.message} (what arrived is shown above)`;
     const snapshot = this.shown();
     if (this.done()) return `finished · finish reason: ${snapshot?.finishReason ?? 'none'}`;
-    return snapshot?.inReasoning === true ? 'thinking…' : 'streaming…';
+    if (snapshot === undefined) return 'waiting for the reply…';
+    return snapshot.inReasoning ? 'thinking…' : 'streaming…';
   });
 
   protected mark(call: PartialToolCall): string {
