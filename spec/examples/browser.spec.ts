@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Browser, BrowserContext, Page, chromium } from 'playwright-core';
+import { Browser, BrowserContext, Page } from 'playwright-core';
 import { ReplayServer, startReplayServer } from '../../src/cli/replayServer';
-import { chromiumExecutable } from '../support/chromium';
+import { launchChromium } from '../support/chromium';
 import { StaticServer, startStaticServer } from '../support/staticServer';
 import { root } from '../support/build';
 
@@ -28,28 +28,6 @@ async function stopSite(): Promise<void> {
   await replay?.close();
   site = undefined;
   replay = undefined;
-}
-
-/** Launches the Chromium that `chromiumExecutable` finds; a failure names it and where it came from. */
-async function launchBrowser(): Promise<Browser> {
-  const { path, source } = await chromiumExecutable();
-  console.info(`the browser example runs in ${path} (from ${source})`);
-  try {
-    return await chromium.launch({
-      executablePath: path,
-      headless: true, // playwright passes `--headless` (and the switches that go with it) itself
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
-  } catch (error) {
-    throw new Error(`could not launch Chromium at ${path} (from ${source})`, { cause: error });
-  }
 }
 
 /** What the page shows, read from its DOM. */
@@ -134,7 +112,7 @@ describe('the browser example', () => {
   // Generous: the first run may decompress the bundled Chromium, and the build may run.
   beforeAll(async () => {
     await startSite();
-    browser = await launchBrowser();
+    browser = await launchChromium('the browser example');
   }, 120_000);
 
   afterAll(async () => {

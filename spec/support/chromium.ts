@@ -1,5 +1,6 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { Browser, chromium } from 'playwright-core';
 
 /** A Chromium to launch, and where it was found (for the test's log and its error messages). */
 export interface ChromiumExecutable {
@@ -62,4 +63,29 @@ export async function chromiumExecutable(): Promise<ChromiumExecutable> {
     }
   }
   return { path: await decompressBundled(), source: '@sparticuz/chromium' };
+}
+
+/**
+ * Launches the Chromium that `chromiumExecutable` finds, headless, as the example specs run it; a
+ * failure names the browser and where it came from. `label` says in the test's log what runs in it.
+ */
+export async function launchChromium(label: string): Promise<Browser> {
+  const { path, source } = await chromiumExecutable();
+  console.info(`${label} runs in ${path} (from ${source})`);
+  try {
+    return await chromium.launch({
+      executablePath: path,
+      headless: true, // playwright passes `--headless` (and the switches that go with it) itself
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    });
+  } catch (error) {
+    throw new Error(`could not launch Chromium at ${path} (from ${source})`, { cause: error });
+  }
 }

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { IncomingMessage, ServerResponse, createServer, request as forward } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { extname, join, normalize, resolve } from 'node:path';
+import { extname, join, normalize, resolve, sep } from 'node:path';
 
 /** Options of `startStaticServer`. */
 export interface StaticServerOptions {
@@ -12,6 +12,11 @@ export interface StaticServerOptions {
   readonly replayUrl: string;
   /** Default 0: a free port. */
   readonly port?: number;
+  /**
+   * More folders to serve, each under its own URL prefix (`{ '/angular/': '/tmp/build/browser' }`):
+   * a built app that lives outside the repository. A prefix is `/name/`.
+   */
+  readonly mounts?: Readonly<Record<string, string>>;
 }
 
 /** A running static server. */
@@ -51,7 +56,9 @@ export async function startStaticServer(options: StaticServerOptions): Promise<S
     } else if (url.pathname === '/') {
       response.writeHead(302, { location: '/examples/browser/' }).end();
     } else {
-      void serveFile(root, url, request, response);
+      const mount = Object.entries(options.mounts ?? {}).find(([prefix]) => url.pathname.startsWith(prefix));
+      if (mount === undefined) void serveFile(root, SERVED, url.pathname, url, request, response);
+      else void serveFile(resolve(mount[1]), [''], url.pathname.slice(mount[0].length - 1), url, request, response);
     }
   });
   await new Promise<void>((ready) => server.listen(options.port ?? 0, '127.0.0.1', ready));
@@ -85,20 +92,32 @@ function proxy(request: IncomingMessage, response: ServerResponse, target: strin
   request.pipe(upstream);
 }
 
-async function serveFile(root: string, url: URL, request: IncomingMessage, response: ServerResponse): Promise<void> {
+/** Serves `path` from `root` if it lies in one of `served` (folders of `root`; `''` for all of it). */
+async function serveFile(
+  root: string,
+  served: readonly string[],
+  path: string,
+  url: URL,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     response.writeHead(405, { allow: 'GET, HEAD' }).end();
     return;
   }
   let file: string;
   try {
-    file = normalize(join(root, decodeURIComponent(url.pathname)));
+    file = normalize(join(root, decodeURIComponent(path)));
   } catch {
     response.writeHead(400).end();
     return;
   }
   // `normalize` has resolved any `..`, so a prefix check is enough to stay inside the served folders.
-  if (!SERVED.some((folder) => file.startsWith(join(root, folder)))) {
+  const inside = (folder: string): boolean => {
+    const base = join(root, folder);
+    return file === base || file.startsWith(base.endsWith(sep) ? base : base + sep);
+  };
+  if (!served.some(inside)) {
     response.writeHead(404).end();
     return;
   }
@@ -132,7 +151,8 @@ async function serveFile(root: string, url: URL, request: IncomingMessage, respo
       .pipe(response);
 }
 
-// By hand, after `npm run build`, with the replay server from the CommonJS build:
+// By hand, after `npm run build`, with the replay server from the CommonJS build (ANGULAR_APP: the
+// Angular example's built `browser/` folder, served under /angular/; see examples/angular/README.md):
 //   npx ts-node -T -O '{"module":"commonjs","rootDir":"."}' spec/support/staticServer.ts
 if (require.main === module) {
   // The built file, by `require`: it ships no types, and ts-node cannot load the sources' `.js` imports.
@@ -140,11 +160,15 @@ if (require.main === module) {
   const { startReplayServer } = require('../../dist/cjs/cli/replayServer.js') as typeof import('../../src/cli/replayServer');
   void (async () => {
     const replay = await startReplayServer();
+    const angular = process.env['ANGULAR_APP'];
     const site = await startStaticServer({
       root: join(__dirname, '..', '..'),
       replayUrl: replay.url,
       port: Number(process.env['PORT'] ?? 0),
+      mounts: angular === undefined ? {} : { '/angular/': angular },
     });
-    process.stdout.write(`open ${site.url}/examples/browser/?recording=/dialects/llamacpp-chat.sse&chunk=7&delay=20\n`);
+    const query = '?recording=/dialects/llamacpp-chat.sse&chunk=7&delay=20';
+    process.stdout.write(`open ${site.url}/examples/browser/${query}\n`);
+    if (angular !== undefined) process.stdout.write(`open ${site.url}/angular/${query}\n`);
   })();
 }
