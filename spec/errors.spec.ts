@@ -76,6 +76,7 @@ describe('streamErrorData and errorFromStreamErrorData', () => {
         status: 429,
         type: 'rate_limit',
         code: 'rate_limit_exceeded',
+        retryable: true,
         body: { secret: 1 },
       }),
     ],
@@ -101,7 +102,9 @@ describe('streamErrorData and errorFromStreamErrorData', () => {
       expect(rebuilt.message).toBe(error.message);
       expect(rebuilt.position).toEqual(error.position);
       expect(rebuilt.partial).toBeUndefined();
-      if (error instanceof ProviderError) expect(rebuilt).toMatchObject({ status: 429, type: 'rate_limit', code: 'rate_limit_exceeded' });
+      if (error instanceof ProviderError) {
+        expect(rebuilt).toMatchObject({ status: 429, type: 'rate_limit', code: 'rate_limit_exceeded', retryable: true });
+      }
       if (error instanceof ToolArgumentsError)
         expect(rebuilt).toMatchObject({ call, choice: 0, issues: [{ message: 'Expected string', path: ['city', 0] }] });
     },

@@ -30,10 +30,11 @@ export interface StreamErrorData {
   readonly reason?: string;
   readonly message: string;
   readonly position?: StreamPosition;
-  /** `ProviderError`: the provider's HTTP status, error type and code. */
+  /** `ProviderError`: the provider's HTTP status, error type and code, and whether a retry can help. */
   readonly status?: number;
   readonly type?: string;
   readonly code?: string | number;
+  readonly retryable?: boolean;
   /** `ToolArgumentsError`: the refused call, its choice and the schema's issues. */
   readonly call?: ToolCall;
   readonly choice?: number;
@@ -72,6 +73,7 @@ export function streamErrorData(error: unknown): StreamErrorData {
     if (error.status !== undefined) data.status = error.status;
     if (error.type !== undefined) data.type = error.type;
     if (error.code !== undefined) data.code = error.code;
+    if (error.retryable !== undefined) data.retryable = error.retryable;
   }
   if (error instanceof ToolArgumentsError) {
     data.call = error.call;
@@ -135,6 +137,7 @@ export function errorFromStreamErrorData(data: unknown): LlmStreamError {
         ...(typeof data['status'] === 'number' ? { status: data['status'] } : {}),
         ...(typeof data['type'] === 'string' ? { type: data['type'] } : {}),
         ...(typeof code === 'string' || typeof code === 'number' ? { code } : {}),
+        ...(typeof data['retryable'] === 'boolean' ? { retryable: data['retryable'] } : {}),
       });
     }
     case 'ToolArgumentsError': {
