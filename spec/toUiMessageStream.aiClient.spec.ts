@@ -3,7 +3,9 @@
  * with its strict chunk schema (`parseJsonEventStream` with `uiMessageChunkSchema`, as its chat
  * transport reads a response), then `readUIMessageStream`, which rebuilds the `UIMessage` and refuses
  * a delta for a part never opened. What the message must hold comes from each recording's
- * `.expected.json`, never from this library's code.
+ * `.expected.json`, never from this library's code. On Node 22 or later every case is read by the
+ * package's current major too (ai 7, `ai-current`, ES modules only: in a child process, see
+ * spec/support/aiCurrentClient.mjs) and held to the same expectations.
  */
 import { readFileSync } from 'fs';
 import { join } from 'path';
@@ -14,6 +16,7 @@ import { decodeUtf8 } from '../src/decodeUtf8';
 import { groupToolCallsByIndex } from '../src/groupToolCallsByIndex';
 import { sseFrames } from '../src/sseFrames';
 import { encodeUiMessageSse, toUiMessageStream } from '../src/toUiMessageStream';
+import { aiJudges, aiSdk, runAiCurrent } from './support/aiSdk';
 
 const MARBLES = join(__dirname, '..', 'marbles');
 
@@ -47,8 +50,15 @@ async function uiStreamOf(file: string): Promise<string> {
   return texts.join('');
 }
 
-/** The SSE text as the `ai` package reads it: the chunks its schema accepted, the message rebuilt, the errors reported. */
-async function readWithAi(sse: string): Promise<{ chunks: UIMessageChunk[]; message: UIMessage | undefined; errors: Error[] }> {
+/** What a reader made of a stream: the chunks its schema accepted, the message rebuilt, the messages of the errors reported. */
+interface Read {
+  readonly chunks: UIMessageChunk[];
+  readonly message: UIMessage | undefined;
+  readonly errors: string[];
+}
+
+/** The SSE text as the `ai` package 6 reads it, in this process. */
+async function readWithAi(sse: string): Promise<Read> {
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       controller.enqueue(new TextEncoder().encode(sse));
@@ -66,10 +76,25 @@ async function readWithAi(sse: string): Promise<{ chunks: UIMessageChunk[]; mess
       },
     }),
   );
-  const errors: Error[] = [];
+  const errors: string[] = [];
   let message: UIMessage | undefined;
-  for await (const snapshot of readUIMessageStream({ stream, onError: (error) => errors.push(error as Error) })) message = snapshot;
+  for await (const snapshot of readUIMessageStream({ stream, onError: (error) => errors.push((error as Error).message) }))
+    message = snapshot;
   return { chunks, message, errors };
+}
+
+/** The SSE texts ai 7 read in its child process, by case, once per run (Node 22 or later only). */
+let currentReads: Readonly<Record<string, { chunks: UIMessageChunk[]; message: UIMessage | null; errors: string[] }>> = {};
+
+/** `sse` as every judge of this run reads it: ai 6 here, and ai 7's read of the same case from its child process. */
+async function readers(name: string, sse: string): Promise<Array<readonly [judge: string, read: Read]>> {
+  const judges: Array<readonly [string, Read]> = [[`ai ${aiSdk.version}`, await readWithAi(sse)]];
+  if (aiSdk.current !== undefined) {
+    const current = currentReads[name];
+    if (current === undefined) throw new Error(`ai ${aiSdk.current} read no case named ${name}`);
+    judges.push([`ai ${aiSdk.current}`, { ...current, message: current.message ?? undefined }]);
+  }
+  return judges;
 }
 
 /** What the message holds, in the shape of a completion: text, reasoning, calls, and whether every part was closed. */
@@ -98,7 +123,11 @@ const UI_REASON: Readonly<Record<string, string>> = {
   other: 'other',
 };
 
-describe('toUiMessageStream read by the ai package (schema-checked chunks, readUIMessageStream)', () => {
+/** A chunk whose delta is a number, which the schema must refuse. */
+const SCHEMA_BREAK = 'data: {"type":"text-delta","id":"t","delta":7}\n\ndata: [DONE]\n\n';
+const FAILING = ['openai/error-payload.sse', 'openai/truncated-in-arguments.sse', 'openai/truncated-mid-event.sse'];
+
+describe(`toUiMessageStream read by ${aiJudges} (schema-checked chunks, readUIMessageStream)`, () => {
   const WHOLE = [
     'openai/text.sse',
     'real/openai-text.sse',
@@ -114,52 +143,66 @@ describe('toUiMessageStream read by the ai package (schema-checked chunks, readU
     'openai/n2.sse',
   ];
 
+  beforeAll(async () => {
+    if (aiSdk.current === undefined) return;
+    const cases: Record<string, string> = { 'schema-break': SCHEMA_BREAK };
+    for (const file of [...WHOLE, ...FAILING]) cases[file] = await uiStreamOf(file);
+    const report = await runAiCurrent<(typeof currentReads)[string]>('aiCurrentClient.mjs', cases);
+    expect(report.version).toBe(aiSdk.current);
+    currentReads = report.results;
+  });
+
   it.each(WHOLE)('%s: the rebuilt message has the text, reasoning and calls of the recording, every part closed', async (file) => {
     const { completion } = expectedOf(file);
     if (completion === undefined) throw new Error(`${file} has no completion`);
-    const { chunks, message, errors } = await readWithAi(await uiStreamOf(file));
-    expect(errors).toEqual([]);
-    expect(contentOf(message)).toEqual({
-      content: completion.content,
-      reasoning: completion.reasoning,
-      calls: completion.toolCalls.map((call) => ({ id: call.id, name: call.name, args: call.args, state: 'input-available' })),
-      open: 0,
-    });
-    expect(chunks[0]).toMatchObject({ type: 'start' });
-    expect(chunks.at(-1)).toEqual({ type: 'finish', finishReason: UI_REASON[completion.finishReason] });
+    const calls = completion.toolCalls.map((call) => ({ id: call.id, name: call.name, args: call.args, state: 'input-available' }));
+    for (const [judge, { chunks, message, errors }] of await readers(file, await uiStreamOf(file))) {
+      expect({ judge, errors }).toEqual({ judge, errors: [] });
+      expect({ judge, ...contentOf(message) }).toEqual({
+        judge,
+        content: completion.content,
+        reasoning: completion.reasoning,
+        calls,
+        open: 0,
+      });
+      expect({ judge, first: chunks[0] }).toMatchObject({ judge, first: { type: 'start' } });
+      expect({ judge, last: chunks.at(-1) }).toEqual({ judge, last: { type: 'finish', finishReason: UI_REASON[completion.finishReason] } });
+    }
   });
 
   it('the recording with two parallel calls gives two tool parts with distinct ids, each streamed before it was available', async () => {
-    const { chunks } = await readWithAi(await uiStreamOf('openai/tool-calls-interleaved.sse'));
-    const ids = chunks.flatMap((chunk) => (chunk.type === 'tool-input-start' ? [chunk.toolCallId] : []));
-    expect(ids).toEqual(['call_Wx1qT7mZp3LkR9sVb2NcY4hD', 'call_Qe8uJ5nHt2GfD6aKc1XoP0vB']);
-    expect(chunks.filter((chunk) => chunk.type === 'tool-input-delta').length).toBeGreaterThan(2);
+    const file = 'openai/tool-calls-interleaved.sse';
+    for (const [judge, { chunks }] of await readers(file, await uiStreamOf(file))) {
+      const ids = chunks.flatMap((chunk) => (chunk.type === 'tool-input-start' ? [chunk.toolCallId] : []));
+      expect({ judge, ids }).toEqual({ judge, ids: ['call_Wx1qT7mZp3LkR9sVb2NcY4hD', 'call_Qe8uJ5nHt2GfD6aKc1XoP0vB'] });
+      expect(chunks.filter((chunk) => chunk.type === 'tool-input-delta').length).toBeGreaterThan(2);
+    }
   });
 
-  it.each(['openai/error-payload.sse', 'openai/truncated-in-arguments.sse', 'openai/truncated-mid-event.sse'])(
-    '%s: the failure arrives as an error chunk that the reader reports, after the text that came',
-    async (file) => {
-      const { error, partial } = expectedOf(file);
-      if (error === undefined || partial === undefined) throw new Error(`${file} does not fail`);
-      const sse = await uiStreamOf(file);
-      expect(sse.endsWith('data: [DONE]\n\n')).toBe(true);
-      const { chunks, message, errors } = await readWithAi(sse);
+  it.each(FAILING)('%s: the failure arrives as an error chunk that the reader reports, after the text that came', async (file) => {
+    const { error, partial } = expectedOf(file);
+    if (error === undefined || partial === undefined) throw new Error(`${file} does not fail`);
+    const sse = await uiStreamOf(file);
+    expect(sse.endsWith('data: [DONE]\n\n')).toBe(true);
+    for (const [judge, { chunks, message, errors }] of await readers(file, sse)) {
       const last = chunks.at(-1);
-      expect(last?.type).toBe('error');
-      expect(errors.map((reported) => reported.message)).toEqual([last?.type === 'error' ? last.errorText : '']);
-      expect(errors[0]?.message).not.toBe('');
+      expect({ judge, last: last?.type }).toEqual({ judge, last: 'error' });
+      expect({ judge, errors }).toEqual({ judge, errors: [last?.type === 'error' ? last.errorText : ''] });
+      expect(errors[0]).not.toBe('');
       const rebuilt = contentOf(message);
-      expect({ content: rebuilt.content, reasoning: rebuilt.reasoning, open: rebuilt.open }).toEqual({
+      expect({ judge, content: rebuilt.content, reasoning: rebuilt.reasoning, open: rebuilt.open }).toEqual({
+        judge,
         content: partial.content,
         reasoning: partial.reasoning,
         open: 0,
       });
-      expect(chunks.some((chunk) => chunk.type === 'finish')).toBe(false);
-    },
-  );
+      expect({ judge, finished: chunks.some((chunk) => chunk.type === 'finish') }).toEqual({ judge, finished: false });
+    }
+  });
 
   it('a chunk that breaks the schema fails the read (the check can fail)', async () => {
-    const { errors } = await readWithAi('data: {"type":"text-delta","id":"t","delta":7}\n\ndata: [DONE]\n\n');
-    expect(errors.length).toBe(1);
+    for (const [judge, { errors }] of await readers('schema-break', SCHEMA_BREAK)) {
+      expect({ judge, reported: errors.length }).toEqual({ judge, reported: 1 });
+    }
   });
 });

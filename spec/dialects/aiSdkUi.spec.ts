@@ -1,7 +1,10 @@
 /**
  * The `ai-sdk-ui` dialect on streams the `ai` package writes itself: `streamText` over its mock model,
  * `toUIMessageStreamResponse()`, and the response body read through this library's whole pipeline.
- * What the completion must hold is what the mock model was given, written out here.
+ * What the completion must hold is what the mock model was given, written out here. On Node 22 or
+ * later each stream is also written by the package's current major (ai 7, `ai-current`, ES modules
+ * only: in a child process, see spec/support/aiCurrentServer.mjs, over its `MockLanguageModelV4`)
+ * and held to the same expectations.
  */
 import { jsonSchema, simulateReadableStream, streamText, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
@@ -15,6 +18,7 @@ import { finalizeCompletion } from '../../src/finalizeCompletion';
 import { groupToolCallsByIndex } from '../../src/groupToolCallsByIndex';
 import { fromResponse } from '../../src/io/fromResponse';
 import { sseFrames } from '../../src/sseFrames';
+import { aiJudges, aiSdk, runAiCurrent } from '../support/aiSdk';
 import { DONE, frame, readDialect } from '../support/frames';
 
 const USAGE = {
@@ -41,6 +45,24 @@ function aiSdkResponse(parts: LanguageModelV3StreamPart[]): Response {
   });
 }
 
+/** The streams ai 7 wrote in its child process, by case, once per run (Node 22 or later only). */
+let currentResponses: Readonly<Record<string, { headers: Record<string, string>; body: string }>> = {};
+
+/** The model's parts as JSON for the child process: an error part's error as its message. */
+const partsAsJson = (parts: LanguageModelV3StreamPart[]) =>
+  parts.map((part) => (part.type === 'error' ? { type: 'error', error: { message: (part.error as Error).message } } : part));
+
+/** The response of every judge of this run for a model that streams `parts`: ai 6 here, ai 7's for the same case from its child process. */
+function responses(name: string, parts: LanguageModelV3StreamPart[]): Array<readonly [judge: string, response: Response]> {
+  const judges: Array<readonly [string, Response]> = [[`ai ${aiSdk.version}`, aiSdkResponse(parts)]];
+  if (aiSdk.current !== undefined) {
+    const current = currentResponses[name];
+    if (current === undefined) throw new Error(`ai ${aiSdk.current} wrote no case named ${name}`);
+    judges.push([`ai ${aiSdk.current}`, new Response(current.body, { headers: current.headers })]);
+  }
+  return judges;
+}
+
 const read = (response: Response) =>
   lastValueFrom(
     fromResponse(response).pipe(
@@ -52,92 +74,139 @@ const read = (response: Response) =>
     ),
   );
 
-describe('ai-sdk-ui: streams written by the ai package', () => {
+const CASES: Readonly<Record<string, LanguageModelV3StreamPart[]>> = {
+  'reasoning-text': [
+    { type: 'stream-start', warnings: [] },
+    { type: 'response-metadata', id: 'resp-1', modelId: 'mock' },
+    { type: 'reasoning-start', id: 'r1' },
+    { type: 'reasoning-delta', id: 'r1', delta: 'Think ' },
+    { type: 'reasoning-delta', id: 'r1', delta: 'first.' },
+    { type: 'reasoning-end', id: 'r1' },
+    { type: 'text-start', id: 't1' },
+    { type: 'text-delta', id: 't1', delta: 'Grüß ' },
+    { type: 'text-delta', id: 't1', delta: 'dich ☕' },
+    { type: 'text-end', id: 't1' },
+    { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: USAGE },
+  ],
+  'parallel-calls': [
+    { type: 'stream-start', warnings: [] },
+    { type: 'text-start', id: 't1' },
+    { type: 'text-delta', id: 't1', delta: 'Checking.' },
+    { type: 'text-end', id: 't1' },
+    { type: 'tool-input-start', id: 'call-a', toolName: 'get_weather' },
+    { type: 'tool-input-start', id: 'call-b', toolName: 'get_time' },
+    { type: 'tool-input-delta', id: 'call-a', delta: '{"city":' },
+    { type: 'tool-input-delta', id: 'call-b', delta: '{"tz":"Asia/Tokyo"}' },
+    { type: 'tool-input-delta', id: 'call-a', delta: '"Zürich"}' },
+    { type: 'tool-input-end', id: 'call-a' },
+    { type: 'tool-input-end', id: 'call-b' },
+    { type: 'tool-call', toolCallId: 'call-a', toolName: 'get_weather', input: '{"city":"Zürich"}' },
+    { type: 'tool-call', toolCallId: 'call-b', toolName: 'get_time', input: '{"tz":"Asia/Tokyo"}' },
+    { type: 'finish', finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage: USAGE },
+  ],
+  'whole-call': [
+    { type: 'stream-start', warnings: [] },
+    { type: 'tool-call', toolCallId: 'call-w', toolName: 'get_weather', input: '{"city":"Oslo"}' },
+    { type: 'finish', finishReason: { unified: 'tool-calls', raw: undefined }, usage: USAGE },
+  ],
+  'model-error': [
+    { type: 'stream-start', warnings: [] },
+    { type: 'text-start', id: 't1' },
+    { type: 'text-delta', id: 't1', delta: 'Partial' },
+    { type: 'error', error: new Error('upstream overloaded') },
+  ],
+  // ai 7's reason for a model stream that ended without its completion signal (ai 6 passes it on as given).
+  interrupted: [
+    { type: 'stream-start', warnings: [] },
+    { type: 'text-start', id: 't1' },
+    { type: 'text-delta', id: 't1', delta: 'Hal' },
+    { type: 'finish', finishReason: { unified: 'interrupted' as 'other', raw: undefined }, usage: USAGE },
+  ],
+};
+
+/** The case `name` as each judge wrote it. */
+const judged = (name: string) => {
+  const parts = CASES[name];
+  if (parts === undefined) throw new Error(`no case named ${name}`);
+  return responses(name, parts);
+};
+
+describe(`ai-sdk-ui: streams written by ${aiJudges}`, () => {
+  beforeAll(async () => {
+    if (aiSdk.current === undefined) return;
+    const input = Object.fromEntries(Object.entries(CASES).map(([name, parts]) => [name, partsAsJson(parts)]));
+    const report = await runAiCurrent<(typeof currentResponses)[string]>('aiCurrentServer.mjs', input);
+    expect(report.version).toBe(aiSdk.current);
+    currentResponses = report.results;
+  });
+
   it('reasoning then text come back whole', async () => {
-    const response = aiSdkResponse([
-      { type: 'stream-start', warnings: [] },
-      { type: 'response-metadata', id: 'resp-1', modelId: 'mock' },
-      { type: 'reasoning-start', id: 'r1' },
-      { type: 'reasoning-delta', id: 'r1', delta: 'Think ' },
-      { type: 'reasoning-delta', id: 'r1', delta: 'first.' },
-      { type: 'reasoning-end', id: 'r1' },
-      { type: 'text-start', id: 't1' },
-      { type: 'text-delta', id: 't1', delta: 'Grüß ' },
-      { type: 'text-delta', id: 't1', delta: 'dich ☕' },
-      { type: 'text-end', id: 't1' },
-      { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: USAGE },
-    ]);
-    expect(response.headers.get('x-vercel-ai-ui-message-stream')).toBe('v1');
-    const completion = await read(response);
-    expect(completion).toMatchObject({
-      id: 'msg-1',
-      content: 'Grüß dich ☕',
-      reasoning: 'Think first.',
-      toolCalls: [],
-      finishReason: 'stop',
-      rawFinishReason: 'stop',
-    });
+    for (const [judge, response] of judged('reasoning-text')) {
+      expect({ judge, header: response.headers.get('x-vercel-ai-ui-message-stream') }).toEqual({ judge, header: 'v1' });
+      const completion = await read(response);
+      expect({ judge, ...completion }).toMatchObject({
+        judge,
+        id: 'msg-1',
+        content: 'Grüß dich ☕',
+        reasoning: 'Think first.',
+        toolCalls: [],
+        finishReason: 'stop',
+        rawFinishReason: 'stop',
+      });
+    }
   });
 
   it('two parallel streamed calls come back with their ids, names and parsed inputs', async () => {
-    const completion = await read(
-      aiSdkResponse([
-        { type: 'stream-start', warnings: [] },
-        { type: 'text-start', id: 't1' },
-        { type: 'text-delta', id: 't1', delta: 'Checking.' },
-        { type: 'text-end', id: 't1' },
-        { type: 'tool-input-start', id: 'call-a', toolName: 'get_weather' },
-        { type: 'tool-input-start', id: 'call-b', toolName: 'get_time' },
-        { type: 'tool-input-delta', id: 'call-a', delta: '{"city":' },
-        { type: 'tool-input-delta', id: 'call-b', delta: '{"tz":"Asia/Tokyo"}' },
-        { type: 'tool-input-delta', id: 'call-a', delta: '"Zürich"}' },
-        { type: 'tool-input-end', id: 'call-a' },
-        { type: 'tool-input-end', id: 'call-b' },
-        { type: 'tool-call', toolCallId: 'call-a', toolName: 'get_weather', input: '{"city":"Zürich"}' },
-        { type: 'tool-call', toolCallId: 'call-b', toolName: 'get_time', input: '{"tz":"Asia/Tokyo"}' },
-        { type: 'finish', finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage: USAGE },
-      ]),
-    );
-    expect(completion).toMatchObject({
-      content: 'Checking.',
-      toolCalls: [
-        { index: 0, id: 'call-a', name: 'get_weather', arguments: '{"city":"Zürich"}', args: { city: 'Zürich' } },
-        { index: 1, id: 'call-b', name: 'get_time', arguments: '{"tz":"Asia/Tokyo"}', args: { tz: 'Asia/Tokyo' } },
-      ],
-      finishReason: 'tool_calls',
-      rawFinishReason: 'tool-calls',
-    });
+    for (const [judge, response] of judged('parallel-calls')) {
+      expect({ judge, ...(await read(response)) }).toMatchObject({
+        judge,
+        content: 'Checking.',
+        toolCalls: [
+          { index: 0, id: 'call-a', name: 'get_weather', arguments: '{"city":"Zürich"}', args: { city: 'Zürich' } },
+          { index: 1, id: 'call-b', name: 'get_time', arguments: '{"tz":"Asia/Tokyo"}', args: { tz: 'Asia/Tokyo' } },
+        ],
+        finishReason: 'tool_calls',
+        rawFinishReason: 'tool-calls',
+      });
+    }
   });
 
   it('a call the model gave whole (no input deltas) comes back from tool-input-available', async () => {
-    const completion = await read(
-      aiSdkResponse([
-        { type: 'stream-start', warnings: [] },
-        { type: 'tool-call', toolCallId: 'call-w', toolName: 'get_weather', input: '{"city":"Oslo"}' },
-        { type: 'finish', finishReason: { unified: 'tool-calls', raw: undefined }, usage: USAGE },
-      ]),
-    );
-    expect(completion.toolCalls).toEqual([
-      { index: 0, id: 'call-w', name: 'get_weather', arguments: '{"city":"Oslo"}', args: { city: 'Oslo' } },
-    ]);
-    expect(completion.content).toBeNull();
+    for (const [judge, response] of judged('whole-call')) {
+      const completion = await read(response);
+      expect({ judge, toolCalls: completion.toolCalls, content: completion.content }).toEqual({
+        judge,
+        toolCalls: [{ index: 0, id: 'call-w', name: 'get_weather', arguments: '{"city":"Oslo"}', args: { city: 'Oslo' } }],
+        content: null,
+      });
+    }
   });
 
   it("the model's error arrives as a ProviderError with the error text, the text before it as partial", async () => {
-    const response = aiSdkResponse([
-      { type: 'stream-start', warnings: [] },
-      { type: 'text-start', id: 't1' },
-      { type: 'text-delta', id: 't1', delta: 'Partial' },
-      { type: 'error', error: new Error('upstream overloaded') },
-    ]);
-    const error = await read(response).then(
-      () => undefined,
-      (thrown: unknown) => thrown,
-    );
-    expect(error).toBeInstanceOf(ProviderError);
-    expect((error as ProviderError).body).toEqual({ type: 'error', errorText: 'upstream overloaded' });
-    expect((error as ProviderError).message).toMatch(/: upstream overloaded$/);
-    expect((error as ProviderError).partial).toMatchObject({ content: 'Partial' });
+    for (const [judge, response] of judged('model-error')) {
+      const error = await read(response).then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect({ judge, isProviderError: error instanceof ProviderError }).toEqual({ judge, isProviderError: true });
+      expect({ judge, body: (error as ProviderError).body }).toEqual({ judge, body: { type: 'error', errorText: 'upstream overloaded' } });
+      expect((error as ProviderError).message).toMatch(/: upstream overloaded$/);
+      expect((error as ProviderError).partial).toMatchObject({ content: 'Partial' });
+    }
+  });
+  it('a finish the server calls interrupted is a StreamClosedEarlyError, the text before it as partial, not a completion', async () => {
+    for (const [judge, response] of judged('interrupted')) {
+      const body = await response.clone().text();
+      expect({ judge, finish: body.includes('{"type":"finish","finishReason":"interrupted"}') }).toEqual({ judge, finish: true });
+      const error = await read(response).then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect({ judge, closedEarly: error instanceof StreamClosedEarlyError }).toEqual({ judge, closedEarly: true });
+      expect((error as StreamClosedEarlyError).reason).toBe('unfinished');
+      expect((error as StreamClosedEarlyError).message).toMatch(/the finish chunk says the model's stream was interrupted$/);
+      expect((error as StreamClosedEarlyError).partial).toMatchObject({ content: 'Hal' });
+    }
   });
 });
 

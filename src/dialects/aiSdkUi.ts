@@ -30,8 +30,10 @@ interface UiCall {
  * not read from it).
  *
  * Errors: an `error` chunk is a `ProviderError` with its `errorText`; an `abort` chunk a
- * `ProviderError` saying the server aborted; a stream without `[DONE]`, or whose `[DONE]` came with
- * no `finish` or with a call whose input never became available, a `StreamClosedEarlyError`; a delta
+ * `ProviderError` saying the server aborted; a `finish` chunk whose reason is `interrupted` (ai 7:
+ * the model's stream ended without its completion signal) a `StreamClosedEarlyError`; a stream
+ * without `[DONE]`, or whose `[DONE]` came with no `finish` or with a call whose input never became
+ * available, a `StreamClosedEarlyError`; a delta
  * or an input for a call that never started, a second start of one id, or a chunk whose fields have
  * the wrong types, a `ProtocolError`.
  *
@@ -105,6 +107,13 @@ export class AiSdkUiParser extends JsonDialectParser {
       case 'finish': {
         // The UI spells the reasons with hyphens (`tool-calls`); the normalization knows them.
         const raw = this.optionalString(payload['finishReason'], 'finish.finishReason');
+        // ai 7's reason for a model stream that ended without its completion signal: not a whole reply.
+        if (raw === 'interrupted') {
+          throw new StreamClosedEarlyError(`frame ${this.frameCount}: the finish chunk says the model's stream was interrupted`, {
+            reason: 'unfinished',
+            position: { event: this.frameCount },
+          });
+        }
         if (!this.finished) this.finish(0, raw ?? 'stop');
         this.finished = true;
         break;
