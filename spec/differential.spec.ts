@@ -277,21 +277,25 @@ describe(`against the official openai SDK ${openaiSdk.version} (ChatCompletionSt
     expect(chunks[8]!.usage).toEqual({ prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 });
   });
 
-  it('gives the same content, refusal, tool calls, finish reason and usage, choice by choice (fast-check)', async () => {
-    await fc.assert(
-      fc.asyncProperty(plannedStream, async (plan) => {
-        const bytes = utf8(wire(plan));
-        const pieces = splitAt(bytes, plan.cuts);
-        const completion = ourCompletion(pieces);
-        const sdk = await sdkCompletion(pieces);
-        expect(fromOurs(completion)).toEqual(fromSdk(sdk));
-        // And the calls' arguments are parsed, which the SDK leaves to the caller.
-        for (const c of completion.choices) for (const t of c.toolCalls) expect(t.args).toEqual(JSON.parse(t.arguments));
-      }),
-      { numRuns: FUZZ_RUNS > 0 ? FUZZ_RUNS : 150 },
-    );
-    // 150 streams through both readers: about a second alone, several on a loaded 2-core machine.
-  }, FUZZ_RUNS > 0 ? 3_600_000 : 60_000);
+  it(
+    'gives the same content, refusal, tool calls, finish reason and usage, choice by choice (fast-check)',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(plannedStream, async (plan) => {
+          const bytes = utf8(wire(plan));
+          const pieces = splitAt(bytes, plan.cuts);
+          const completion = ourCompletion(pieces);
+          const sdk = await sdkCompletion(pieces);
+          expect(fromOurs(completion)).toEqual(fromSdk(sdk));
+          // And the calls' arguments are parsed, which the SDK leaves to the caller.
+          for (const c of completion.choices) for (const t of c.toolCalls) expect(t.args).toEqual(JSON.parse(t.arguments));
+        }),
+        { numRuns: FUZZ_RUNS > 0 ? FUZZ_RUNS : 150 },
+      );
+      // 150 streams through both readers: about a second alone, several on a loaded 2-core machine.
+    },
+    FUZZ_RUNS > 0 ? 3_600_000 : 60_000,
+  );
 
   describe('where they agree on a stream that is not the usual one', () => {
     const chunk = (index: number, delta: Chunk, finish: string | null = null, extra: Chunk = {}): string =>
