@@ -3,10 +3,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Browser, BrowserContext, Page } from 'playwright-core';
+import { Browser, Page } from 'playwright-core';
 import { ReplayServer, startReplayServer } from '../../src/cli/replayServer';
 import { root } from '../support/build';
-import { launchChromium } from '../support/chromium';
+import { WatchedPage, launchChromium, watchedPage } from '../support/chromium';
 import { StaticServer, startStaticServer } from '../support/staticServer';
 
 // The Angular example (examples/angular/), built by Angular's own application builder (esbuild)
@@ -53,23 +53,11 @@ interface Shown {
   status: string;
 }
 
-interface Opened {
-  page: Page;
-  context: BrowserContext;
-  /** Anything that went wrong inside the page: uncaught errors, console errors, failed requests. */
-  problems: string[];
-}
+type Opened = WatchedPage;
 
 /** Opens the app for `query` with a watcher that records the texts it showed, and waits for the stream to end. */
 async function open(query: string): Promise<Opened> {
-  const context = await browser!.newContext({ viewport: { width: 900, height: 720 } });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-  });
-  page.on('requestfailed', (request) => problems.push(`request failed: ${new URL(request.url()).pathname}`));
+  const { page, context, problems } = await watchedPage(browser!, (url) => new URL(url).pathname);
   await page.addInitScript(() => {
     // Angular renders after the document has loaded: watch the whole body, and keep each text that
     // #reasoning, #content and #status showed, in order.

@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Browser, BrowserContext, Page } from 'playwright-core';
+import { Browser, Page } from 'playwright-core';
 import { ReplayServer, startReplayServer } from '../../src/cli/replayServer';
-import { launchChromium } from '../support/chromium';
+import { WatchedPage, launchChromium, watchedPage } from '../support/chromium';
 import { StaticServer, startStaticServer } from '../support/staticServer';
 import { root } from '../support/build';
 
@@ -40,23 +40,11 @@ interface Shown {
   status: string;
 }
 
-interface Opened {
-  page: Page;
-  context: BrowserContext;
-  /** Anything that went wrong inside the page: uncaught errors, console errors, failed requests. */
-  problems: string[];
-}
+type Opened = WatchedPage;
 
 /** Opens the example for `query`, with a watcher that records each text `#content` showed. */
 async function open(query: string): Promise<Opened> {
-  const context = await browser!.newContext({ viewport: { width: 900, height: 720 } });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
-  });
-  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
+  const { page, context, problems } = await watchedPage(browser!);
   await page.addInitScript(() => {
     const seen: string[] = [];
     (window as unknown as { contentSeen: string[] }).contentSeen = seen;

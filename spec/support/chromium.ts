@@ -1,6 +1,6 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { Browser, chromium } from 'playwright-core';
+import { Browser, BrowserContext, Page, chromium } from 'playwright-core';
 
 /** A Chromium to launch, and where it was found (for the test's log and its error messages). */
 export interface ChromiumExecutable {
@@ -88,4 +88,29 @@ export async function launchChromium(label: string): Promise<Browser> {
   } catch (error) {
     throw new Error(`could not launch Chromium at ${path} (from ${source})`, { cause: error });
   }
+}
+
+/** A page of its own context, and what went wrong inside it. */
+export interface WatchedPage {
+  readonly page: Page;
+  readonly context: BrowserContext;
+  /** Anything that went wrong inside the page: uncaught errors, console errors, failed requests (by `describe`). */
+  readonly problems: string[];
+}
+
+/**
+ * A new page in a context of its own, with its uncaught errors, console errors and failed requests
+ * gathered in `problems` (a failed request named by `describe`, its URL by default), so a spec can
+ * say which problems it expects and refuse any other.
+ */
+export async function watchedPage(browser: Browser, describe: (url: string) => string = (url) => url): Promise<WatchedPage> {
+  const context = await browser.newContext({ viewport: { width: 900, height: 720 } });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+  });
+  page.on('requestfailed', (request) => problems.push(`request failed: ${describe(request.url())}`));
+  return { page, context, problems };
 }
