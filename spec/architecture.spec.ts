@@ -122,3 +122,14 @@ describe('the layers of src/', () => {
     expect(check(fake('dialects/fake.ts', "export { y } from '../io/fromResponse.js';"))).toEqual(['io']);
   });
 });
+
+describe('the package entry point', () => {
+  it('exports every type the event, completion and reply-part modules declare', () => {
+    const declared = ['events.ts', 'completion.ts', 'replyParts.ts'].flatMap((file) =>
+      [...readFileSync(join(SRC, file), 'utf8').matchAll(/^export (?:interface|type) (\w+)/gm)].map((match) => match[1]!),
+    );
+    const index = readFileSync(join(SRC, 'index.ts'), 'utf8');
+    expect(declared.length).toBeGreaterThan(40);
+    expect(declared.filter((name) => !new RegExp(`\\b${name}\\b`).test(index))).toEqual([]);
+  });
+});

@@ -17,18 +17,11 @@ import type {
   ProviderToolCall,
 } from './replyParts.js';
 
-/** One choice of a completion (one per choice when `n > 1`). */
-export interface CompletionChoice {
-  readonly index: number;
-  readonly content: string | null;
-  readonly reasoning: string | null;
-  readonly refusal: string | null;
-  /** Complete calls in index order. */
-  readonly toolCalls: readonly ToolCall[];
-  readonly finishReason: FinishReason;
-  readonly rawFinishReason: string;
-  /** Opaque reasoning artifacts to send back on the next turn, in arrival order (only when any came). */
-  readonly reasoningSignatures?: readonly string[];
+/**
+ * The parts of a reply beside its text and calls, each present only when the stream carried it: a
+ * choice, a completion and a snapshot have them (the top-level ones are choice 0's).
+ */
+export interface ReplyExtraParts {
   /** Calls the token limit cut (finish `length`), with their text: never to be run. Only when any. */
   readonly incompleteToolCalls?: readonly IncompleteToolCall[];
   /** Log probabilities, when the request asked for them. */
@@ -41,11 +34,25 @@ export interface CompletionChoice {
   readonly providerToolCalls?: readonly ProviderToolCall[];
 }
 
+/** One choice of a completion (one per choice when `n > 1`). */
+export interface CompletionChoice extends ReplyExtraParts {
+  readonly index: number;
+  readonly content: string | null;
+  readonly reasoning: string | null;
+  readonly refusal: string | null;
+  /** Complete calls in index order. */
+  readonly toolCalls: readonly ToolCall[];
+  readonly finishReason: FinishReason;
+  readonly rawFinishReason: string;
+  /** Opaque reasoning artifacts to send back on the next turn, in arrival order (only when any came). */
+  readonly reasoningSignatures?: readonly string[];
+}
+
 /**
  * The assembled reply, shaped so that code written for non-streaming replies can use it as it is.
  * The top-level text, calls and finish reason are choice 0's; `choices` has every choice.
  */
-export interface Completion {
+export interface Completion extends ReplyExtraParts {
   readonly id: string;
   readonly model: string | null;
   readonly content: string | null;
@@ -60,16 +67,6 @@ export interface Completion {
   readonly reasoningTokens: number;
   /** Choice 0's opaque reasoning artifacts for the next turn (only when any came). */
   readonly reasoningSignatures?: readonly string[];
-  /** Choice 0's calls the token limit cut (finish `length`), with their text: never to be run. Only when any. */
-  readonly incompleteToolCalls?: readonly IncompleteToolCall[];
-  /** Log probabilities, when the request asked for them. */
-  readonly logprobs?: Logprobs;
-  /** Sources cited or searched, in arrival order (only when any came). */
-  readonly sources?: readonly Source[];
-  /** Audio output (only when any came). */
-  readonly audio?: AudioOutput;
-  /** Tools the provider ran itself, with their results (only when any came). */
-  readonly providerToolCalls?: readonly ProviderToolCall[];
   readonly choices: readonly CompletionChoice[];
 }
 
@@ -89,7 +86,7 @@ export interface PartialToolCall {
 }
 
 /** One choice as far as it has arrived. */
-export interface ChoiceSnapshot {
+export interface ChoiceSnapshot extends ReplyExtraParts {
   readonly index: number;
   readonly content: string | null;
   readonly reasoning: string | null;
@@ -99,23 +96,13 @@ export interface ChoiceSnapshot {
   readonly rawFinishReason: string | null;
   /** Opaque reasoning artifacts so far, in arrival order (only when any came). */
   readonly reasoningSignatures?: readonly string[];
-  /** Calls the token limit cut, so far (only when any). */
-  readonly incompleteToolCalls?: readonly IncompleteToolCall[];
-  /** Log probabilities, when the request asked for them. */
-  readonly logprobs?: Logprobs;
-  /** Sources cited or searched, in arrival order (only when any came). */
-  readonly sources?: readonly Source[];
-  /** Audio output (only when any came). */
-  readonly audio?: AudioOutput;
-  /** Tools the provider ran itself, with their results (only when any came). */
-  readonly providerToolCalls?: readonly ProviderToolCall[];
 }
 
 /**
  * The completion so far: what a UI shows while the reply streams, and the `partial` of every error
  * raised once assembly has begun. The top-level fields are choice 0's.
  */
-export interface CompletionSnapshot {
+export interface CompletionSnapshot extends ReplyExtraParts {
   readonly id: string | null;
   readonly model: string | null;
   readonly content: string | null;
@@ -133,11 +120,5 @@ export interface CompletionSnapshot {
   readonly finished: boolean;
   /** Choice 0's opaque reasoning artifacts so far (only when any came): an error's partial keeps them too. */
   readonly reasoningSignatures?: readonly string[];
-  /** Choice 0's calls the token limit cut, its log probabilities, sources, audio and provider tools so far (only when any). */
-  readonly incompleteToolCalls?: readonly IncompleteToolCall[];
-  readonly logprobs?: Logprobs;
-  readonly sources?: readonly Source[];
-  readonly audio?: AudioOutput;
-  readonly providerToolCalls?: readonly ProviderToolCall[];
   readonly choices: readonly ChoiceSnapshot[];
 }

@@ -35,7 +35,7 @@ export type {
   ProviderToolCall,
   ToolCallProgress,
 } from './replyParts.js';
-export type { CompletionChoice, Completion, PartialToolCall, ChoiceSnapshot, CompletionSnapshot } from './completion.js';
+export type { CompletionChoice, Completion, PartialToolCall, ChoiceSnapshot, CompletionSnapshot, ReplyExtraParts } from './completion.js';
 
 /**
  * The stream named itself: once, at the first non-empty id. Formats that carry no id (Ollama,

@@ -16,6 +16,9 @@ export type { SseFrame, SseParserOptions, SsePartial } from './core/SseParser.js
 export { CompletionTracker } from './core/CompletionTracker.js';
 export { CallAssembler } from './core/CallAssembler.js';
 export type { ClosedToolCall } from './core/CallAssembler.js';
+export { ReplyExtras } from './core/ReplyExtras.js';
+export type { ReplyExtrasView } from './core/ReplyExtras.js';
+export type { FinishedCalls } from './core/CallAssembler.js';
 export { isCompletionSnapshot } from './core/isCompletionSnapshot.js';
 
 export { TokenAssembler } from './core/TokenAssembler.js';
@@ -133,6 +136,22 @@ export type {
   Completion,
   CompletionChoice,
   CompletionSnapshot,
+  ReplyExtraParts,
+  ToolCallIncompleteEvent,
+  LogprobsEvent,
+  SourceEvent,
+  AudioEvent,
+  ProviderToolCallEvent,
+  ProviderToolResultEvent,
+  UnknownEvent,
+  FunctionToolCall,
+  CustomToolCall,
+  IncompleteToolCall,
+  TokenLogprob,
+  Logprobs,
+  Source,
+  AudioOutput,
+  ProviderToolCall,
   ChoiceSnapshot,
   PartialToolCall,
   ToolCall,

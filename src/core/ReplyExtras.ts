@@ -1,8 +1,8 @@
 import {
   AudioEvent,
-  AudioOutput,
   JsonValue,
   Logprobs,
+  ReplyExtraParts,
   LogprobsEvent,
   ProviderToolCall,
   ProviderToolCallEvent,
@@ -12,13 +12,8 @@ import {
 } from '../events.js';
 import { TextBuilder } from '../internal/TextBuilder.js';
 
-/** The parts of a reply beside its text and calls, as a completion or a snapshot shows them. */
-export interface ReplyExtrasView {
-  readonly logprobs?: Logprobs;
-  readonly sources?: readonly Source[];
-  readonly audio?: AudioOutput;
-  readonly providerToolCalls?: readonly ProviderToolCall[];
-}
+/** The parts this holds, as a completion or a snapshot shows them (the cut calls are the calls' own). */
+export type ReplyExtrasView = Omit<ReplyExtraParts, 'incompleteToolCalls'>;
 
 /** One provider-run tool as far as it has arrived: its call, then its result. */
 interface ProviderTool {
