@@ -1,16 +1,5 @@
-import { from } from 'rxjs';
-import {
-  ProviderError,
-  StreamClosedEarlyError,
-  assembleChunks,
-  awsEventStreamFrames,
-  finalizeCompletion,
-  groupToolCallsByIndex,
-  type Completion,
-} from '../../src/index';
-import { chunksOf } from '../support/chunking';
-import { collectSync } from '../support/collect';
-import { concat, converseStream, exceptionMessage } from '../support/awsEventStream';
+import { StreamClosedEarlyError, ProviderError } from '../../src/index';
+import { assembleBedrock, concat, converseStream, exceptionMessage } from '../support/awsEventStream';
 
 // ConverseStream's events, as AWS documents them:
 // https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ConverseStream.html
@@ -42,16 +31,7 @@ const toolReply: ReadonlyArray<readonly [string, unknown]> = [
   ],
 ];
 
-function complete(bytes: Uint8Array, size = bytes.length): { values: Completion[]; error?: unknown } {
-  return collectSync(
-    from(chunksOf(bytes, size)).pipe(
-      awsEventStreamFrames(),
-      assembleChunks({ dialect: 'auto' }),
-      groupToolCallsByIndex(),
-      finalizeCompletion(),
-    ),
-  );
-}
+const complete = assembleBedrock;
 
 describe('bedrock-converse', () => {
   const bytes = converseStream(toolReply);

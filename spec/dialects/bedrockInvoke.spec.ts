@@ -1,16 +1,5 @@
-import { from } from 'rxjs';
-import {
-  ProtocolError,
-  StreamClosedEarlyError,
-  assembleChunks,
-  awsEventStreamFrames,
-  finalizeCompletion,
-  groupToolCallsByIndex,
-  type Completion,
-} from '../../src/index';
-import { chunksOf } from '../support/chunking';
-import { collectSync } from '../support/collect';
-import { concat, eventMessage, invokeStream } from '../support/awsEventStream';
+import { ProtocolError, StreamClosedEarlyError } from '../../src/index';
+import { assembleBedrock, concat, eventMessage, invokeStream } from '../support/awsEventStream';
 
 // InvokeModelWithResponseStream: `chunk` events whose PayloadPart `bytes` is base64, here one
 // Anthropic Messages event each, the last with Bedrock's invocation metrics:
@@ -51,16 +40,7 @@ function events(withUsage: boolean): unknown[] {
   ];
 }
 
-function complete(bytes: Uint8Array, size = bytes.length): { values: Completion[]; error?: unknown } {
-  return collectSync(
-    from(chunksOf(bytes, size)).pipe(
-      awsEventStreamFrames(),
-      assembleChunks({ dialect: 'auto' }),
-      groupToolCallsByIndex(),
-      finalizeCompletion(),
-    ),
-  );
-}
+const complete = assembleBedrock;
 
 describe('bedrock-invoke', () => {
   const bytes = invokeStream(events(true));

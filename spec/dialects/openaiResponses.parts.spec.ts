@@ -1,8 +1,7 @@
-import { DialectOptions } from '../../src/dialects/Dialect';
 import { openaiResponses } from '../../src/dialects/openaiResponses';
+import { COMPLETED, CREATED, assembleAtEverySize, ev, types } from './responsesStreams';
 import { ProtocolError } from '../../src/errors';
-import { ChatEvent } from '../../src/events';
-import { Assembled, assembleText, eventsOfType, typedEvent, assembleAtEverySize as atEverySize } from '../support/dialect';
+import { assembleText, eventsOfType } from '../support/dialect';
 
 /**
  * The parts of a Responses reply beside its text and calls: log probabilities, sources
@@ -10,19 +9,7 @@ import { Assembled, assembleText, eventsOfType, typedEvent, assembleAtEverySize 
  * Every stream is SSE text as the wire has it, run through the whole pipeline at several chunk sizes.
  */
 
-const ev = typedEvent;
-
-/** The stream read whole; every chunking must give the same events and the same completion or error. */
-const assembleAtEverySize = (text: string, dialect: DialectOptions = {}): Assembled => atEverySize(text, openaiResponses, { dialect });
-
 const only = eventsOfType;
-const types = (events: ChatEvent[]) => events.map((e) => e.type);
-
-const CREATED = ev(
-  '{"type":"response.created","response":{"id":"resp_1","object":"response","status":"in_progress","model":"gpt-5","output":[],' +
-    '"usage":null}}',
-);
-const COMPLETED = ev('{"type":"response.completed","response":{"id":"resp_1","status":"completed","model":"gpt-5","output":[]}}');
 /** A message item whose one text part is `text`, in deltas of a few characters. */
 const text = (itemId: string, outputIndex: number, pieces: string[]) =>
   pieces

@@ -1,16 +1,7 @@
 import { readFileSync } from 'fs';
-import { DialectOptions } from '../../src/dialects/Dialect';
 import { openaiResponses } from '../../src/dialects/openaiResponses';
-import { ChatEvent } from '../../src/events';
-import {
-  Assembled,
-  assembleBytes,
-  eventsOfType,
-  marbleFile,
-  readBytes,
-  typedEvent,
-  assembleAtEverySize as atEverySize,
-} from '../support/dialect';
+import { COMPLETED, CREATED, assembleAtEverySize, ev, types } from './responsesStreams';
+import { assembleBytes, eventsOfType, marbleFile, readBytes } from '../support/dialect';
 
 /**
  * The tools OpenAI runs itself (web search, file search, code interpreter, image generation, remote
@@ -18,19 +9,7 @@ import {
  * Every stream is SSE text as the wire has it, run through the whole pipeline at several chunk sizes.
  */
 
-const ev = typedEvent;
-
-/** The stream read whole; every chunking must give the same events and the same completion or error. */
-const assembleAtEverySize = (text: string, dialect: DialectOptions = {}): Assembled => atEverySize(text, openaiResponses, { dialect });
-
 const only = eventsOfType;
-const types = (events: ChatEvent[]) => events.map((e) => e.type);
-
-const CREATED = ev(
-  '{"type":"response.created","response":{"id":"resp_1","object":"response","status":"in_progress","model":"gpt-5","output":[],' +
-    '"usage":null}}',
-);
-const COMPLETED = ev('{"type":"response.completed","response":{"id":"resp_1","status":"completed","model":"gpt-5","output":[]}}');
 const ANSWER = ev(
   '{"type":"response.output_text.delta","item_id":"msg_1","output_index":9,"content_index":0,"delta":"Done.","logprobs":[]}',
 );

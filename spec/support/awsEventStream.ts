@@ -1,5 +1,13 @@
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
+import { from } from 'rxjs';
+import { assembleChunks } from '../../src/assembleChunks';
+import { awsEventStreamFrames } from '../../src/awsEventStreamFrames';
+import { Completion } from '../../src/events';
+import { finalizeCompletion } from '../../src/finalizeCompletion';
+import { groupToolCallsByIndex } from '../../src/groupToolCallsByIndex';
+import { chunksOf } from './chunking';
+import { collectSync } from './collect';
 
 /**
  * Streams written with AWS's own codec (`@smithy/eventstream-codec`, what the AWS SDK for
@@ -54,4 +62,19 @@ export function converseStream(events: ReadonlyArray<readonly [string, unknown]>
 /** An InvokeModelWithResponseStream reply: each Anthropic event as one `chunk` with its JSON in base64 `bytes`. */
 export function invokeStream(anthropicEvents: readonly unknown[]): Uint8Array {
   return concat(anthropicEvents.map((event) => eventMessage('chunk', { bytes: Buffer.from(JSON.stringify(event)).toString('base64') })));
+}
+
+/**
+ * Bedrock bytes through the whole pipeline (`awsEventStreamFrames`, `assembleChunks` with `auto`,
+ * `groupToolCallsByIndex`, `finalizeCompletion`) in pieces of `size` bytes: the completion, or the error.
+ */
+export function assembleBedrock(bytes: Uint8Array, size = bytes.length): { values: Completion[]; error?: unknown } {
+  return collectSync(
+    from(chunksOf(bytes, size)).pipe(
+      awsEventStreamFrames(),
+      assembleChunks({ dialect: 'auto' }),
+      groupToolCallsByIndex(),
+      finalizeCompletion(),
+    ),
+  );
 }
