@@ -9,7 +9,7 @@ import { root } from './support/build';
 const SRC = join(root, 'src');
 
 /** What a file under src/ is, by where it sits. */
-type Layer = 'types' | 'internal' | 'core' | 'dialects' | 'io' | 'operator' | 'fold' | 'cli' | 'index';
+type Layer = 'types' | 'internal' | 'core' | 'dialects' | 'io' | 'operator' | 'fold' | 'cli' | 'testing' | 'index';
 
 /** The type modules: what every layer may name. */
 const TYPES = new Set(['errors.ts', 'events.ts', 'replyParts.ts', 'completion.ts', 'standardSchema.ts']);
@@ -21,7 +21,8 @@ function layerOf(file: string): Layer {
   // The one fold behind finalizeCompletion and scanCompletion: shared internals, as RxJS's scanInternals.
   if (path === 'foldCompletion.ts') return 'fold';
   const folder = path.includes('/') ? path.slice(0, path.indexOf('/')) : '';
-  if (folder === 'internal' || folder === 'core' || folder === 'dialects' || folder === 'io' || folder === 'cli') return folder;
+  if (folder === 'internal' || folder === 'core' || folder === 'dialects' || folder === 'io' || folder === 'cli' || folder === 'testing')
+    return folder;
   return 'operator';
 }
 
@@ -36,6 +37,8 @@ const ALLOWED: Readonly<Record<Layer, { readonly layers: ReadonlySet<Layer>; rea
   // An operator never imports another operator's file for its logic.
   operator: { layers: new Set(['fold', 'io', 'dialects', 'core', 'internal', 'types']), rxjs: true },
   cli: { layers: new Set(['cli', 'operator', 'fold', 'io', 'dialects', 'core', 'internal', 'types']), rxjs: true },
+  // The test kit (`rxjs-llm-stream/testing`): its own entry point, built on everything the package exports.
+  testing: { layers: new Set(['testing', 'operator', 'fold', 'io', 'dialects', 'core', 'internal', 'types']), rxjs: true },
   index: { layers: new Set(['operator', 'fold', 'io', 'dialects', 'core', 'internal', 'types']), rxjs: false },
 };
 

@@ -1,0 +1,38 @@
+import type { FinishReason, JsonValue, Usage } from '../replyParts.js';
+
+/**
+ * A tool call as a test describes it. `arguments` is the JSON value the call carries, or its raw
+ * text when the test needs text that is not JSON (a cut call, a custom tool's free-form input).
+ */
+export interface TestToolCall {
+  /** The provider's call id; the kit makes one up (`call_0`, ...) when absent. */
+  readonly id?: string;
+  readonly name: string;
+  readonly arguments: JsonValue | { readonly raw: string };
+}
+
+/** One choice of a reply: what the model said, in the order a provider streams it. */
+export interface TestChoice {
+  /** Reasoning text, streamed before the content where the dialect has reasoning. */
+  readonly reasoning?: string;
+  readonly text?: string;
+  readonly toolCalls?: readonly TestToolCall[];
+  /** `stop` when absent, or `tool_calls` when the choice made calls. */
+  readonly finishReason?: FinishReason;
+}
+
+/**
+ * A whole reply as a test describes it: the input from which the kit writes any provider's bytes,
+ * and against which its assertions check a `Completion` or a stream's events.
+ *
+ * @example
+ * ```ts
+ * const reply: TestReply = { choices: [{ text: 'Hello', toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }] }] };
+ * ```
+ */
+export interface TestReply {
+  readonly choices: readonly TestChoice[];
+  readonly usage?: Usage;
+  readonly model?: string;
+  readonly id?: string;
+}
