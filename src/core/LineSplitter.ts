@@ -80,10 +80,17 @@ export class LineSplitter {
     let nextCr = -2;
     let nextLf = -2;
     while (position < length) {
-      if (nextCr !== -1 && nextCr < position) nextCr = text.indexOf('\r', position);
-      if (nextLf !== -1 && nextLf < position) nextLf = text.indexOf('\n', position);
-      if (nextCr === -1 && nextLf === -1) break;
-      const lineEnd = nextCr === -1 ? nextLf : nextLf === -1 ? nextCr : Math.min(nextCr, nextLf);
+      let lineEnd: number;
+      const first = text.charCodeAt(position);
+      if (first === LF || first === CR) {
+        // The line ends where it starts: the blank line after each server-sent event, found without a search.
+        lineEnd = position;
+      } else {
+        if (nextCr !== -1 && nextCr < position) nextCr = text.indexOf('\r', position);
+        if (nextLf !== -1 && nextLf < position) nextLf = text.indexOf('\n', position);
+        if (nextCr === -1 && nextLf === -1) break;
+        lineEnd = nextCr === -1 ? nextLf : nextLf === -1 ? nextCr : Math.min(nextCr, nextLf);
+      }
       const pending = this.pending;
       this.checkLength(pending.length + lineEnd - position);
       let line = text.slice(position, lineEnd);
