@@ -2,6 +2,7 @@ import { Observable, OperatorFunction } from 'rxjs';
 import { CallAssembler, CallState } from './core/CallAssembler.js';
 import { PartialJson, PartialJsonOptions } from './core/PartialJson.js';
 import { ChatEvent, ToolCallDeltaEvent } from './events.js';
+import { deltaWithCall } from './internal/deltaWithCall.js';
 import { subscribeLinked } from './internal/subscribeLinked.js';
 
 /**
@@ -77,11 +78,11 @@ export function groupToolCallsByIndex(options: GroupToolCallsByIndexOptions = {}
       const previews = previewOptions === undefined ? undefined : new Map<number, Map<number, PartialJson>>();
       const withCall = (event: ToolCallDeltaEvent, state: CallState): ToolCallDeltaEvent => {
         const call = { id: state.id ?? null, name: state.name ?? null, arguments: state.arguments };
-        if (previews === undefined) return { ...event, call };
+        if (previews === undefined) return deltaWithCall(event, call);
         const reader = previewReader(previews, event.choice, event.index, previewOptions);
         reader.push(event.arguments);
         const preview = reader.value;
-        return { ...event, call: preview === undefined ? call : { id: call.id, name: call.name, arguments: call.arguments, preview } };
+        return deltaWithCall(event, preview === undefined ? call : { id: call.id, name: call.name, arguments: call.arguments, preview });
       };
       subscribeLinked(source, subscriber, {
         next(event) {

@@ -117,6 +117,49 @@ describe('JsonTemplateParser', () => {
     });
   });
 
+  describe('a template that has read many texts (one regular expression)', () => {
+    /** A parser that has read `shape` a hundred times, with a string and a number that change. */
+    const warmed = (shape: (text: string, n: number) => string): JsonTemplateParser =>
+      parseAll(Array.from({ length: 100 }, (_, i) => shape(`t${i}`, i)));
+
+    it('reads literals holding the characters of regular expressions, and U+2028, as themselves', () => {
+      const shape = (text: string, n: number): string => JSON.stringify({ 'a.*+?^$': '()[]{}|/\\', x: '\u2028\u2029', n, text });
+      const parser = warmed(shape);
+      parseAll([shape('é 中文 😀', 7), shape('', 0)], parser);
+      const other = JSON.stringify({ 'a.*+?^$': '()[]{}|/\\', x: '\u2028\u2029', n: 1, text: 'x' }).replace('a.*', 'aa*');
+      parseAll([other], parser);
+      expect(parser.stats.hits).toBe(100);
+    });
+
+    it('reads every string and number a hole may hold: escapes, lone surrogates, long strings, every number form', () => {
+      const parser = warmed((text, n) => contentChunk(text).replace('"index":0', `"index":${n}`));
+      const strings = ['a"b', 'back\\slash', '\n\t\r\b\f/', '\u0001\u001f', '\ud800', 'x'.repeat(37), 'é'.repeat(36), '中'.repeat(13), ''];
+      parseAll(
+        strings.map((text) => contentChunk(text)),
+        parser,
+      );
+      const numbers = ['-0', '-1', '0.5', '1e5', '-2.5E-3', '123456789012345678'];
+      parseAll(
+        numbers.map((n) => contentChunk('n').replace('"index":0', `"index":${n}`)),
+        parser,
+      );
+      expect(parser.stats.hits).toBe(98 + strings.length + 6);
+    });
+
+    it.each([
+      ['an unknown escape', `${ENVELOPE}[{"index":0,"delta":{"content":"a\\x"},"finish_reason":null}]}`],
+      ['a raw control character', `${ENVELOPE}[{"index":0,"delta":{"content":"a\u0001b"},"finish_reason":null}]}`],
+      ['an unfinished \\u escape', `${ENVELOPE}[{"index":0,"delta":{"content":"\\u12"},"finish_reason":null}]}`],
+      ['an unpaired quote', `${ENVELOPE}[{"index":0,"delta":{"content":"a"b"},"finish_reason":null}]}`],
+      ['a leading zero', `${ENVELOPE}[{"index":01,"delta":{"content":"a"},"finish_reason":null}]}`],
+      ['text after the end', `${contentChunk('c')}}`],
+    ])('throws JSON.parse’s SyntaxError for %s', (_, text) => {
+      const parser = warmed((text, n) => contentChunk(text).replace('"index":0', `"index":${n}`));
+      expect(() => JSON.parse(text)).toThrow(SyntaxError);
+      expect(() => parser.parse(text)).toThrow(SyntaxError);
+    });
+  });
+
   describe('texts a template must not take', () => {
     it('a different type in a hole is parsed in full', () => {
       const parser = parseAll([contentChunk('a'), contentChunk('b')]);
@@ -282,6 +325,35 @@ describe('JsonTemplateParser', () => {
           }
         }),
         { numRuns: FUZZ_RUNS > 0 ? FUZZ_RUNS : 300 },
+      );
+    });
+
+    // A template that has read many texts checks them with one regular expression instead of its
+    // literals: the same texts again, after every shape has been read a hundred times.
+    it.each([
+      ['copying', false],
+      ['reusing', true],
+    ])('after a hundred texts of each shape, every text still reads as JSON.parse reads it, or throws as it does (%s)', (_, reuse) => {
+      const warmUp = shapes.flatMap((shape) => Array.from({ length: 100 }, (_, i) => JSON.stringify(shape(`w${i}`, i))));
+      fc.assert(
+        fc.property(texts, (sequence) => {
+          const parser = new JsonTemplateParser({ reuse });
+          for (const text of warmUp) parser.parse(text);
+          expect(parser.stats.hits).toBeGreaterThan(300);
+          for (const text of sequence) {
+            let expected: unknown;
+            try {
+              expected = JSON.parse(text);
+            } catch {
+              expect(() => parser.parse(text)).toThrow(SyntaxError);
+              continue;
+            }
+            const actual = parser.parse(text);
+            expect(isDeepStrictEqual(actual, expected)).toBe(true);
+            expect(JSON.stringify(actual)).toBe(JSON.stringify(expected));
+          }
+        }),
+        { numRuns: FUZZ_RUNS > 0 ? FUZZ_RUNS : 100 },
       );
     });
 

@@ -1,17 +1,6 @@
-import {
-  Hole,
-  STRING_HOLE,
-  Template,
-  closingQuote,
-  fill,
-  holesBetween,
-  makeTemplate,
-  numberEnd,
-  plainInteger,
-  writeHoles,
-  plainStringEnd,
-  plainStringValue,
-} from './jsonTemplate.js';
+import { Hole, STRING_HOLE, Template, fill, holesBetween, makeTemplate, writeHoles } from './jsonTemplate.js';
+import { PLAIN_STRING, closingQuote, escapedStringValue, numberEnd, plainInteger, plainStringEnd, plainStringValue } from './jsonTokens.js';
+import { templatePattern } from './jsonTemplatePattern.js';
 
 /** Options of {@link JsonTemplateParser}. */
 export interface JsonTemplateParserOptions {
@@ -39,6 +28,11 @@ export interface JsonTemplateStats {
 }
 
 const MISS: unique symbol = Symbol('miss');
+/**
+ * Texts a template reads by comparing its literals before it becomes a regular expression: enough
+ * that a stream of a few chunks (a short reply, a probe) never pays for compiling one.
+ */
+const PATTERN_AFTER = 64;
 const MAX_SAMPLES = 4;
 /** Failed checks of a learned template (the server does not write compact JSON) before learning stops. */
 const MAX_LEARN_FAILURES = 16;
@@ -135,12 +129,59 @@ export class JsonTemplateParser {
     );
   }
 
-  /**
-   * The template's value with the holes of `text` filled in, or MISS when `text` does not fit it.
-   * Each literal is compared against the piece of the last text that matched (`recent`: the same
-   * characters, so the comparison is as exact), which is what lets it run as a `memcmp`.
-   */
+  /** The template's value with the holes of `text` filled in, or MISS when `text` does not fit it. */
   private match(template: Template, text: string): unknown {
+    if (template.pattern !== undefined) return this.matchPattern(template, template.pattern, text);
+    const value = this.matchLiterals(template, text);
+    if (value !== MISS && ++template.hits === PATTERN_AFTER) template.pattern = templatePattern(template.literals, template.kinds);
+    return value;
+  }
+
+  /**
+   * `match` through the template's regular expression: one test checks the literals and that each
+   * hole holds one JSON token of its kind; the holes are then found from the literals' lengths.
+   */
+  private matchPattern(template: Template, pattern: RegExp, text: string): unknown {
+    if (!pattern.test(text)) return MISS;
+    const literals = template.literals;
+    const kinds = template.kinds;
+    const holes = kinds.length;
+    const values = this.values;
+    let position = literals[0]!.length;
+    // The first backslash at or after `position`: a string hole before it has no escape.
+    let backslash = -2;
+    for (let h = 0; h < holes; h++) {
+      const start = position;
+      let end: number;
+      if (kinds[h] === STRING_HOLE) {
+        end = closingQuote(text, start + 1) + 1;
+        if (backslash !== -1 && backslash < start) backslash = text.indexOf('\\', start);
+        const short = end - start - 2 <= PLAIN_STRING;
+        if (short && (backslash === -1 || backslash >= end)) values[h] = plainStringValue(text, start, end);
+        else {
+          const escaped = short ? escapedStringValue(text, start, end) : undefined;
+          if (escaped !== undefined) values[h] = escaped;
+          else if (!this.parseToken(text, start, end, h)) return MISS;
+        }
+      } else {
+        end = numberEnd(text, start);
+        const integer = plainInteger(text, start, end);
+        if (integer >= 0) values[h] = integer;
+        else if (!this.parseToken(text, start, end, h)) return MISS;
+      }
+      position = end + literals[h + 1]!.length;
+    }
+    if (!this.reuse) return fill(template.steps, template.root, values);
+    writeHoles(template, values);
+    return template.root;
+  }
+
+  /**
+   * `match` by comparing the template's literals with the text. Each literal is compared against the
+   * piece of the last text that matched (`recent`: the same characters, so the comparison is as
+   * exact), which is what lets it run as a `memcmp`.
+   */
+  private matchLiterals(template: Template, text: string): unknown {
     const recent = template.recent;
     const kinds = template.kinds;
     const holes = kinds.length;

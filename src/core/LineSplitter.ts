@@ -12,7 +12,7 @@ const BOM = 0xfeff;
  * Lines end in CRLF, LF or CR; a CR that ends one chunk and an LF that starts the next are one line
  * end (the CR ends the line at once, and the LF is skipped when it comes). One leading U+FEFF is
  * dropped. A line still open when a chunk ends is gathered in a `TextBuilder` (small pieces are
- * flattened into blocks of a few kilobytes, large ones kept as they are) and read once, when its end
+ * flattened into blocks of a kilobyte or so, large ones kept as they are) and read once, when its end
  * arrives, so a 10 MB line in 7-character pieces is neither rescanned nor re-concatenated.
  * A line longer than `maxLineLength` is a `ProtocolError`, raised before it is buffered.
  *

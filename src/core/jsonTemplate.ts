@@ -45,6 +45,10 @@ export interface Template {
   /** The object or array in `root` that holds each hole, and the hole's key in it: where `reuse` writes. */
   readonly containers: readonly Container[];
   readonly keys: readonly (string | number)[];
+  /** Texts read through the template so far (counted until it gets its `pattern`). */
+  hits: number;
+  /** The template as one regular expression, made once it has read enough texts (see `templatePattern`). */
+  pattern: RegExp | undefined;
 }
 
 /** An object or array of a parsed value, written to by key. */
@@ -53,7 +57,6 @@ export type Container = Record<string | number, unknown>;
 const MAX_HOLES = 8;
 /** Containers and values compared when looking for holes; bigger values are not templated. */
 const MAX_COMPARED = 512;
-const BACKSLASH = 92;
 
 /**
  * The string and number values in which `a` and `b` differ, when both have the same shape: the same
@@ -144,7 +147,17 @@ export function makeTemplate(value: object, holes: readonly Hole[]): Template | 
   if (countOccurrences(written, WRITTEN_MARKER) !== holes.length) return undefined;
   const containers = holes.map((hole) => containerOf(value, hole.path));
   const keys = holes.map((hole) => hole.path[hole.path.length - 1]!);
-  return { literals, recent: literals.slice(), kinds: holes.map((hole) => hole.kind), root: value, steps, containers, keys };
+  return {
+    literals,
+    recent: literals.slice(),
+    kinds: holes.map((hole) => hole.kind),
+    root: value,
+    steps,
+    containers,
+    keys,
+    hits: 0,
+    pattern: undefined,
+  };
 }
 
 /** The container of the value at `path` in `root` (the path has at least one key: the root is an object). */
@@ -202,86 +215,6 @@ export function writeHoles(template: Template, values: readonly unknown[]): void
   if (holes > 2) containers[2]![keys[2]!] = values[2];
   if (holes > 3) containers[3]![keys[3]!] = values[3];
   for (let h = 4; h < holes; h++) containers[h]![keys[h]!] = values[h];
-}
-
-/**
- * String values up to this long are read here, with no `JSON.parse`. They are cut as pieces of at
- * most 12 characters, joined: V8 copies a `slice` that short (it makes a view into the parent string
- * only from 13 characters on), so the value never keeps alive the chunk it was cut from, which a
- * caller who keeps the events' text (`text += event.text`) would otherwise pay for with every chunk.
- */
-const PLAIN_STRING = 36;
-const PIECE = 12;
-/**
- * The characters of a string with no escape, up to its closing quote. Sticky: it matches exactly at
- * `lastIndex`. One native scan finds the end and checks every character, where a loop of
- * `charCodeAt` costs a few nanoseconds a character.
- */
-const PLAIN_STRING_BODY = /[^"\\\u0000-\u001f]*"/y; // eslint-disable-line no-control-regex -- JSON forbids them raw in a string
-
-/**
- * The end (after its closing quote) of the string token whose opening quote is at `start`, when it
- * holds at most `PLAIN_STRING` characters, no escape and no control character; else -1 (the token
- * is then read by `JSON.parse`, which also says whether it is JSON at all).
- */
-export function plainStringEnd(text: string, start: number): number {
-  PLAIN_STRING_BODY.lastIndex = start + 1;
-  if (!PLAIN_STRING_BODY.test(text)) return -1;
-  const end = PLAIN_STRING_BODY.lastIndex;
-  return end - start - 2 <= PLAIN_STRING ? end : -1;
-}
-
-/** The value of the plain string token `text[start, end)` (see `plainStringEnd`), as a copy. */
-export function plainStringValue(text: string, start: number, end: number): string {
-  const from = start + 1;
-  const to = end - 1;
-  const length = to - from;
-  if (length <= PIECE) return text.slice(from, to);
-  if (length <= 2 * PIECE) {
-    const middle = from + (length >> 1);
-    return text.slice(from, middle) + text.slice(middle, to);
-  }
-  const third = from + PIECE;
-  return text.slice(from, third) + text.slice(third, third + PIECE) + text.slice(third + PIECE, to);
-}
-
-/**
- * The value of the number token `text[start, end)` when it is a plain integer of at most 15 digits
- * (`0`, or no leading zero), which is exact in a double; otherwise -1 (the token is read by
- * `JSON.parse`: a sign, a fraction, an exponent, a leading zero it must refuse).
- */
-export function plainInteger(text: string, start: number, end: number): number {
-  const length = end - start;
-  if (length > 15 || (length > 1 && text.charCodeAt(start) === 48)) return -1;
-  let value = 0;
-  for (let i = start; i < end; i++) {
-    const digit = text.charCodeAt(i) - 48;
-    if (digit < 0 || digit > 9) return -1;
-    value = value * 10 + digit;
-  }
-  return value;
-}
-
-/** The index of the quote that closes the string whose text starts at `from`, or -1. */
-export function closingQuote(text: string, from: number): number {
-  let quote = text.indexOf('"', from);
-  while (quote !== -1) {
-    let backslashes = 0;
-    for (let k = quote - 1; k >= from && text.charCodeAt(k) === BACKSLASH; k--) backslashes++;
-    if ((backslashes & 1) === 0) return quote;
-    quote = text.indexOf('"', quote + 1);
-  }
-  return -1;
-}
-
-/** The end of the run of number characters (`-+.eE0-9`) that starts at `from`. */
-export function numberEnd(text: string, from: number): number {
-  let end = from;
-  for (;;) {
-    const code = text.charCodeAt(end);
-    if ((code >= 48 && code <= 57) || code === 45 || code === 43 || code === 46 || code === 101 || code === 69) end++;
-    else return end;
-  }
 }
 
 function countOccurrences(text: string, part: string): number {

@@ -1,5 +1,9 @@
-/** Characters gathered before the recent pieces are flattened into one block. */
-const BLOCK = 4096;
+/**
+ * Characters gathered before the recent pieces are flattened into one block. Until then the pieces
+ * are young objects that every scavenge copies: with 64 calls streaming at once, blocks of 4096
+ * characters made the scavenges 8% of reading the stream (in instructions), blocks of 1024 not.
+ */
+const BLOCK = 1024;
 /** Pieces this long are kept as they are: a rope node per piece is nothing next to its text. */
 const LARGE = 256;
 
@@ -9,7 +13,7 @@ const LARGE = 256;
  * `text += piece` alone is O(1) per piece (V8 builds a rope), but the rope keeps every piece and a
  * node per piece alive until the text is read, so a long reply made of many small deltas costs the
  * garbage collector more than the text itself: each piece survives into the old generation. Here the
- * recent pieces are flattened into one string every few kilobytes, while they are still young, and
+ * recent pieces are flattened into one string every kilobyte or so, while they are still young, and
  * only those blocks are kept. Each character is copied once more, and reading the text stays O(1).
  */
 export class TextBuilder {
