@@ -4,13 +4,14 @@
 //
 // Every `run(chunks, ctx)` may be sync or async. `ctx.deadline` (a performance.now() value) is the
 // time budget of the run: the contenders whose loop is written here check it every 1024 chunks (a
-// counter and a clock read, nothing else), the web-stream ones through their source, and throw
+// counter and a clock read, nothing else), the SDKs through their source, and throw
 // `BudgetExceeded`. The library's pipeline is synchronous over `from(chunks)` and has no place for a
 // check: the parent process stops the worker if it overruns (see compare.mjs).
 import { from, Subject } from 'rxjs';
 import { createParser } from 'eventsource-parser';
-import { EventSourceParserStream } from 'eventsource-parser/stream';
 import OpenAI from 'openai';
+import { streamText, tool, jsonSchema } from 'ai';
+import { createOpenAI } from '@ai-sdk/openai';
 import { pathToFileURL } from 'node:url';
 
 // The library: the built package, ../dist/esm/index.js, or the copy of it that compare.mjs takes at
@@ -19,7 +20,7 @@ import { pathToFileURL } from 'node:url';
 const libraryUrl = process.env.BENCH_LIB
   ? pathToFileURL(process.env.BENCH_LIB).href
   : new URL('../dist/esm/index.js', import.meta.url).href;
-const { decodeUtf8, sseFrames, assembleChunks, finalizeCompletion, scanCompletion } = await import(libraryUrl);
+const { decodeUtf8, sseFrames, assembleChunks, groupToolCallsByIndex, finalizeCompletion, scanCompletion } = await import(libraryUrl);
 
 export class BudgetExceeded extends Error {
   constructor() {
@@ -29,6 +30,42 @@ export class BudgetExceeded extends Error {
 }
 
 const CHECK_EVERY = 1024;
+
+// ---------------------------------------------------------------------------------------------
+// 0. The decode floor: the cost of merely reading the bytes. One streaming TextDecoder and a search
+// for each blank line (the end of each event) in the newly decoded text, and across the seam; no
+// line is cut out and nothing is parsed. Its result is the number of events found.
+
+const STREAM = { stream: true };
+
+/** The decode floor's state machine; `push` one piece at a time, then `end`. */
+export function createDecodeFloor() {
+  const decoder = new TextDecoder();
+  let events = 0;
+  let lastWasLf = false;
+  const count = (text) => {
+    if (text === '') return;
+    if (lastWasLf && text.charCodeAt(0) === 10) events++;
+    for (let at = text.indexOf('\n\n'); at !== -1; at = text.indexOf('\n\n', at + 2)) events++;
+    lastWasLf = text.charCodeAt(text.length - 1) === 10;
+  };
+  return {
+    push: (piece) => count(decoder.decode(piece, STREAM)),
+    end() {
+      count(decoder.decode());
+      return { events };
+    },
+  };
+}
+
+function decodeFloor(chunks, ctx) {
+  const f = createDecodeFloor();
+  for (let i = 0; i < chunks.length; i++) {
+    if (i % CHECK_EVERY === 0 && performance.now() > ctx.deadline) throw new BudgetExceeded();
+    f.push(chunks[i]);
+  }
+  return f.end();
+}
 
 // ---------------------------------------------------------------------------------------------
 // 1. The floor: one streaming TextDecoder, a split on blank lines with the pending remainder kept
@@ -157,7 +194,7 @@ function eventsourceParser(chunks, ctx) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The body the web-stream contenders read: a pull source handing out one chunk per pull, as a
+// The body the SDK contenders read: a pull source handing out one chunk per pull, as a
 // network body does. It errors the stream with BudgetExceeded once the run is over its budget.
 
 function body(chunks, ctx) {
@@ -241,42 +278,56 @@ const measureOpenai = (c) => {
   return { text: message.content?.length ?? 0, args: (message.tool_calls ?? []).map((t) => t.function.arguments.length) };
 };
 
-// 4. A web-streams pipeline shaped like the Vercel AI SDK's: body → TextDecoderStream →
-// EventSourceParserStream → a TransformStream that JSON.parses each event's data → the fold.
-function webStreamsPipeline(source) {
-  return source
-    .pipeThrough(new TextDecoderStream())
-    .pipeThrough(new EventSourceParserStream())
-    .pipeThrough(
-      new TransformStream({
-        transform(event, controller) {
-          if (event.data !== '[DONE]') controller.enqueue(JSON.parse(event.data));
-        },
-      }),
-    );
-}
+// 4. The AI SDK itself: `streamText` with its OpenAI provider (`@ai-sdk/openai`, Chat Completions:
+// `provider.chat(model)`), whose `fetch` returns a Response over the chunks, as for the SDK above.
+// What its users pay is all of it: the provider parses each chunk and validates it against its
+// schema, and `streamText` passes the parts through its stream transforms. The result is read from
+// `fullStream`: the text deltas, and each call's argument deltas (`tool-input-delta`) by call, the
+// calls in the order they started. The tools are declared (without `execute`, so there is one step):
+// a call to a tool it does not know is an error part.
+const aiSdkTools = { write_file: tool({ inputSchema: jsonSchema({ type: 'object' }) }) };
+for (let k = 0; k < 64; k++) aiSdkTools[`search_${k}`] = tool({ inputSchema: jsonSchema({ type: 'object' }) });
+let nextAiSdkBody = null;
+const aiSdkProvider = createOpenAI({
+  apiKey: 'sk-bench',
+  baseURL: 'http://127.0.0.1:9/v1',
+  fetch: async () => new Response(nextAiSdkBody(), { status: 200, headers: { 'content-type': 'text/event-stream' } }),
+});
+const aiSdkModel = aiSdkProvider.chat('gpt-4o');
 
-async function foldAll(chunkStream, fold) {
-  const reader = chunkStream.getReader();
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    fold.add(value);
+async function readFullStream(result, ctx) {
+  let text = 0;
+  const args = new Map();
+  for await (const part of result.fullStream) {
+    if (part.type === 'text-delta') text += part.text.length;
+    else if (part.type === 'tool-input-start') args.set(part.id, 0);
+    else if (part.type === 'tool-input-delta') args.set(part.id, args.get(part.id) + part.delta.length);
+    else if (part.type === 'error') {
+      if (ctx !== undefined && performance.now() > ctx.deadline) throw new BudgetExceeded();
+      throw part.error;
+    }
   }
-  return fold.result();
+  return { text, args: [...args.values()] };
 }
 
-async function webStreams(chunks, ctx) {
-  return foldAll(webStreamsPipeline(body(chunks, ctx)), createFold());
+async function aiSdk(chunks, ctx) {
+  nextAiSdkBody = () => body(chunks, ctx);
+  try {
+    return await readFullStream(streamText({ model: aiSdkModel, prompt: 'bench', tools: aiSdkTools, maxRetries: 0 }), ctx);
+  } catch (error) {
+    // The body's BudgetExceeded arrives wrapped (an APICallError): the clock says what it was.
+    if (performance.now() > ctx.deadline) throw new BudgetExceeded();
+    throw error;
+  }
 }
 
-async function holdWebStreams(chunks) {
-  const body = openBody(chunks);
-  const fold = createFold();
-  foldAll(webStreamsPipeline(body.stream), fold).catch(() => {});
-  await body.fed;
+async function holdAiSdk(chunks) {
+  const open = openBody(chunks);
+  nextAiSdkBody = () => open.stream;
+  readFullStream(streamText({ model: aiSdkModel, prompt: 'bench', tools: aiSdkTools, maxRetries: 0 })).catch(() => {});
+  await open.fed;
   await settle();
-  return fold;
+  return open;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -292,11 +343,13 @@ function drain(observable) {
   return last;
 }
 
+// The README's pipeline.
 const libraryPipeline = (kind, ctx) => (source) =>
   source.pipe(
     decodeUtf8(),
     sseFrames(ctx.sseOptions),
     assembleChunks(kind === 'explicit' ? { dialect: 'openai-chat' } : undefined),
+    groupToolCallsByIndex(),
     kind === 'scan' ? scanCompletion() : finalizeCompletion(),
   );
 
@@ -318,12 +371,22 @@ const holdDriver = (start) => (chunks, ctx) => {
 // would start in unoptimized code (worker.mjs explains why the GC is there).
 export const CONTENDERS = [
   {
+    name: 'decode floor',
+    label: 'decode floor (TextDecoder + a search for each blank line, no parsing)',
+    run: decodeFloor,
+    hold: holdDriver(createDecodeFloor),
+    measure: (r) => r,
+    sync: true,
+    floor: true,
+  },
+  {
     name: 'floor',
     label: 'floor (TextDecoder + split + JSON.parse)',
     run: floor,
     hold: holdDriver(createFloor),
     measure: (r) => r,
     sync: true,
+    floor: true,
   },
   {
     name: 'eventsource-parser',
@@ -342,16 +405,16 @@ export const CONTENDERS = [
     sync: false,
   },
   {
-    name: 'web-streams',
-    label: 'web streams like the Vercel AI SDK (TextDecoderStream → EventSourceParserStream → JSON.parse → fold)',
-    run: webStreams,
-    hold: holdWebStreams,
-    measure: measureFold,
+    name: 'ai-sdk',
+    label: 'the AI SDK: streamText with @ai-sdk/openai (Chat Completions) → fullStream',
+    run: aiSdk,
+    hold: holdAiSdk,
+    measure: (r) => r,
     sync: false,
   },
   {
     name: 'lib finalize',
-    label: 'this library: decodeUtf8 → sseFrames → assembleChunks() → finalizeCompletion()',
+    label: "this library, the README's pipeline: decodeUtf8 → sseFrames → assembleChunks() → groupToolCallsByIndex() → finalizeCompletion",
     run: library('finalize'),
     hold: holdDriver((ctx) => subjectDriver('finalize', ctx)),
     measure: measureLibrary,
@@ -360,7 +423,7 @@ export const CONTENDERS = [
   },
   {
     name: 'lib scan',
-    label: 'this library with scanCompletion() (a snapshot per event; the last one)',
+    label: 'the same with scanCompletion() (a snapshot per event; the last one)',
     run: library('scan'),
     hold: holdDriver((ctx) => subjectDriver('scan', ctx)),
     measure: measureLibrary,
@@ -369,7 +432,7 @@ export const CONTENDERS = [
   },
   {
     name: 'lib openai-chat',
-    label: "this library with assembleChunks({ dialect: 'openai-chat' }) → finalizeCompletion()",
+    label: "the same with assembleChunks({ dialect: 'openai-chat' })",
     run: library('explicit'),
     hold: holdDriver((ctx) => subjectDriver('explicit', ctx)),
     measure: measureLibrary,

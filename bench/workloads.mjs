@@ -78,12 +78,54 @@ function words(random, count) {
 
 function finish(parts, expected, maxEventChars) {
   const body = parts.join('');
-  return { bytes: encoder.encode(body), expected, events: parts.length, maxEventChars };
+  const bytes = encoder.encode(body);
+  // Where each event ends, in bytes: the `event` chunking hands out one event per chunk.
+  const eventEnds = new Array(parts.length);
+  for (let i = 0, at = 0; i < parts.length; i++) eventEnds[i] = at += Buffer.byteLength(parts[i]);
+  return { bytes, expected, events: parts.length, eventEnds, maxEventChars };
+}
+
+// OpenAI's chunks as its API sends them now (marbles/real/openai-text.sse): the envelope names the
+// service tier and a system fingerprint, every choice has `logprobs`, every chunk `usage: null` (the
+// usage chunk its numbers), and each ends in an `obfuscation` string of random length (random
+// padding against size side channels, on unless `stream_options.include_obfuscation` is false), so
+// that no two envelopes are alike.
+const CURRENT_HEAD =
+  'data: {"id":"chatcmpl-D8Z5oo6uDh67AD85p73ksdT1KxhE0","object":"chat.completion.chunk","created":1770933892,' +
+  '"model":"gpt-4.1-nano-2025-04-14","service_tier":"default","system_fingerprint":"fp_de604bd877","choices":';
+const OBFUSCATION_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** The `"obfuscation"` field: 1 to 16 random letters and digits, as the recordings have. */
+function obfuscation(random) {
+  let padding = '';
+  const letters = OBFUSCATION_ALPHABET;
+  for (let n = 1 + Math.floor(random() * 16); n > 0; n--) padding += letters[Math.floor(random() * letters.length)];
+  return `,"obfuscation":"${padding}"`;
+}
+
+/** The events of one envelope: `compact` (the short one) or `current` (OpenAI's as it is now). */
+function envelope(kind, random) {
+  if (kind === 'compact') return { event: chunkEvent, tail };
+  const event = (delta, finishReason = null) => {
+    const finish = finishReason === null ? 'null' : JSON.stringify(finishReason);
+    const choice = `{"index":0,"delta":${delta},"logprobs":null,"finish_reason":${finish}}`;
+    return `${CURRENT_HEAD}[${choice}],"usage":null${obfuscation(random)}}\n\n`;
+  };
+  const currentTail = (finishReason) => [
+    event('{}', finishReason),
+    `${CURRENT_HEAD}[],"usage":{"prompt_tokens":57,"completion_tokens":4242,"total_tokens":4299,` +
+      '"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},' +
+      '"completion_tokens_details":{"reasoning_tokens":0,"audio_tokens":0,' +
+      `"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}}${obfuscation(random)}}\n\n`,
+    'data: [DONE]\n\n',
+  ];
+  return { event, tail: currentTail };
 }
 
 /** `text`: about `megabytes` MB of content chunks of 1 to 4 words each, multi-byte text. */
-export function textStream(megabytes, seed = 1) {
+export function textStream(megabytes, seed = 1, kind = 'compact') {
   const random = prng(seed);
+  const { event: chunkEvent, tail } = envelope(kind, random);
   const parts = [chunkEvent('{"role":"assistant","content":"","refusal":null}')];
   let size = parts[0].length;
   let textLength = 0;
@@ -144,8 +186,9 @@ export function oneBigCall(megabytes, seed = 2) {
  * fragments (4 to 24 characters) interleave round-robin, one fragment per chunk, about
  * `megabytes` MB in all.
  */
-export function sixtyFourCalls(megabytes, seed = 3) {
+export function sixtyFourCalls(megabytes, seed = 3, kind = 'compact') {
   const random = prng(seed);
+  const { event: chunkEvent, tail } = envelope(kind, random);
   const calls = 64;
   const perEvent = Buffer.byteLength(chunkEvent(argumentsDelta(32, ''))) + 16; // envelope plus a fragment
   const fragmentsPerCall = Math.ceil((megabytes * 1e6) / perEvent / calls);
@@ -203,6 +246,11 @@ export const WORKLOADS = {
     about: 'content deltas of 1-4 words, multi-byte text (é, 中文, emoji)',
     x1: '20 MB of chunks',
   },
+  'text-current': {
+    make: (scale) => textStream(20 * scale, 5, 'current'),
+    about: "the same in OpenAI's current chunks: a longer envelope, `obfuscation` of random length",
+    x1: '20 MB of chunks',
+  },
   'one-big-call': {
     make: (scale) => oneBigCall(5 * scale),
     about: 'one tool call, arguments in 10-character fragments',
@@ -213,6 +261,11 @@ export const WORKLOADS = {
     about: '64 tool calls, fragments of 4-24 characters interleaved round-robin',
     x1: '20 MB of chunks',
   },
+  '64-calls-current': {
+    make: (scale) => sixtyFourCalls(20 * scale, 6, 'current'),
+    about: "the same in OpenAI's current chunks",
+    x1: '20 MB of chunks',
+  },
   'long-line': {
     make: (scale) => longLine(10 * scale),
     about: 'one data line: a single chunk whose content is all the text',
@@ -220,8 +273,19 @@ export const WORKLOADS = {
   },
 };
 
-/** Cuts `bytes` into views of `size` bytes (the last may be shorter): the array every contender reads. */
-export function chunk(bytes, size) {
+/**
+ * Cuts a workload's bytes into the array every contender reads: views of `size` bytes (the last may
+ * be shorter), or with `size` 'event' one view per event, as a server that flushes each event sends
+ * them (and as they mostly arrive while a reply trickles in).
+ */
+export function chunk(data, size) {
+  const bytes = data.bytes;
+  if (size === 'event') {
+    const ends = data.eventEnds;
+    const pieces = new Array(ends.length);
+    for (let i = 0, at = 0; i < ends.length; at = ends[i++]) pieces[i] = bytes.subarray(at, ends[i]);
+    return pieces;
+  }
   const count = Math.ceil(bytes.length / size);
   const pieces = new Array(count);
   for (let i = 0, at = 0; i < count; i++, at += size) pieces[i] = bytes.subarray(at, at + size);

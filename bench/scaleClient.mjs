@@ -1,0 +1,254 @@
+// One measurement of `npm run bench:scale`, in a process of its own: `streams` concurrent streams
+// from the fake upstream (bench/scaleUpstream.mjs) read by one contender, mid-reply. Prints one JSON
+// line: memory per open stream (heap and RSS after a full GC, above the level before the first
+// connection), the text the streams hold, CPU per event, and the latency from the arrival of the
+// bytes that complete an event to the contender's event for it (p50, p99, max).
+//
+//   node --expose-gc bench/scaleClient.mjs <contender> <streams> <port> <rate> <warm-up s> <window s>
+//
+// Every contender gets its bytes from the same transport: `node:http` requests on one agent with no
+// limit on sockets. A `data` listener, registered before the contender's, takes the time each chunk
+// arrives and counts the events it completes (its blank lines); the contender's n-th content event
+// is matched with the arrival of the n-th content event's last bytes. The library reads the
+// `IncomingMessage` itself (`fromReadableStream` takes a Node stream); the two SDKs take a `fetch`,
+// which is given one that returns a `Response` over a web stream of the same chunks, as fetch does.
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
+
+const [contender, streamsArg, portArg, rateArg, warmArg, windowArg] = process.argv.slice(2);
+const streams = Number(streamsArg);
+const port = Number(portArg);
+const rate = Number(rateArg);
+const gc = globalThis.gc;
+if (typeof gc !== 'function') throw new Error('run with node --expose-gc');
+
+const libraryUrl = process.env.BENCH_LIB
+  ? pathToFileURL(process.env.BENCH_LIB).href
+  : new URL('../dist/esm/index.js', import.meta.url).href;
+const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
+const url = `http://127.0.0.1:${port}/v1/chat/completions`;
+const requestBody = JSON.stringify({ model: 'gpt-4.1-nano', stream: true, messages: [{ role: 'user', content: 'bench' }] });
+
+let measuring = false;
+let events = 0;
+let textChars = 0;
+const latencies = [];
+let failures = 0;
+let firstFailure;
+
+/** The per-stream record of arrivals: the time the bytes completing each event arrived. */
+function arrivals() {
+  return { times: [], next: 1, lastWasLf: false }; // event 0 is the role chunk: no content event
+}
+
+/** Counts the events `chunk` completes, noting the time of each. */
+function noteArrival(record, chunk, now) {
+  let at = 0;
+  if (record.lastWasLf && chunk[0] === 10) {
+    record.times.push(now);
+    at = 1;
+  }
+  for (let found = chunk.indexOf('\n\n', at); found !== -1; found = chunk.indexOf('\n\n', found + 2)) record.times.push(now);
+  record.lastWasLf = chunk[chunk.length - 1] === 10;
+}
+
+/** A content event of one stream: its latency, when the window is open. */
+function onContent(record, text) {
+  const now = performance.now();
+  const arrived = record.times[record.next];
+  record.times[record.next++] = undefined;
+  textChars += text.length;
+  if (!measuring) return;
+  events++;
+  if (arrived !== undefined) latencies.push(now - arrived);
+}
+
+let closing = false;
+function fail(error) {
+  if (closing) return; // the streams end without [DONE]: the measurement is over
+  failures++;
+  firstFailure ??= String(error?.stack ?? error)
+    .split('\n')
+    .slice(0, 3)
+    .join(' ');
+}
+
+/**
+ * Opens one stream; `read(response)` is called as soon as the headers arrived, in the same turn as
+ * the arrival listener is added (a turn later, the first chunks would already have gone by).
+ */
+function open(record, read) {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (response) => {
+      response.on('data', (chunk) => noteArrival(record, chunk, performance.now()));
+      resolve(read(response));
+    });
+    request.on('error', reject);
+    request.end(requestBody);
+  });
+}
+
+/** A `fetch` for the SDKs: the same request, its body as a web stream of the same chunks. */
+function fetchThrough(record) {
+  return () =>
+    open(record, (response) => {
+      const body = new ReadableStream({
+        start(controller) {
+          response.on('data', (chunk) => controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength)));
+          response.on('end', () => controller.close());
+          response.on('error', (error) => controller.error(error));
+        },
+        cancel: () => response.destroy(),
+      });
+      return new Response(body, { status: response.statusCode, headers: { 'content-type': response.headers['content-type'] } });
+    });
+}
+
+// Each contender: load() once, then start(record) per stream; start resolves once the stream is open.
+const CONTENDERS = {
+  // The transport alone: what every contender below pays before it reads a byte.
+  transport: {
+    load: async () => ({}),
+    start: (record) =>
+      open(record, (response) =>
+        response.on('data', () => {
+          // The events the chunk completed, counted (its arrival listener ran first).
+          while (record.next < record.times.length) onContent(record, '');
+        }),
+      ),
+  },
+  // This library: the README's pipeline over the IncomingMessage; events are seen where they leave
+  // groupToolCallsByIndex, and finalizeCompletion after it holds the text as a reply would.
+  library: {
+    load: async () => ({ lib: await import(libraryUrl), rxjs: await import('rxjs') }),
+    start: (record, { lib, rxjs }) => {
+      const { decodeUtf8, sseFrames, assembleChunks, groupToolCallsByIndex, finalizeCompletion, fromReadableStream } = lib;
+      return open(record, (response) =>
+        fromReadableStream(response)
+          .pipe(
+            decodeUtf8(),
+            sseFrames(),
+            assembleChunks(),
+            groupToolCallsByIndex(),
+            rxjs.tap((event) => {
+              if (event.type === 'content') onContent(record, event.text);
+            }),
+            finalizeCompletion(),
+          )
+          .subscribe({ error: fail }),
+      );
+    },
+  },
+  // The openai SDK's ChatCompletionStream (client.chat.completions.stream), its `content` events.
+  openai: {
+    load: async () => ({ OpenAI: (await import('openai')).default }),
+    start: async (record, { OpenAI }) => {
+      const client = new OpenAI({ apiKey: 'sk-bench', baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 0, fetch: fetchThrough(record) });
+      const stream = client.chat.completions.stream({ model: 'gpt-4.1-nano', messages: [{ role: 'user', content: 'bench' }] });
+      stream.on('content', (delta) => onContent(record, delta));
+      stream.on('error', fail);
+      await new Promise((resolve) => stream.on('connect', resolve));
+      return stream;
+    },
+  },
+  // The AI SDK: streamText with @ai-sdk/openai's Chat Completions model, read from fullStream.
+  'ai-sdk': {
+    load: async () => ({ ai: await import('ai'), provider: await import('@ai-sdk/openai') }),
+    start: async (record, { ai, provider }) => {
+      let opened;
+      const ready = new Promise((resolve) => (opened = resolve));
+      const fetch = fetchThrough(record);
+      const model = provider.createOpenAI({
+        apiKey: 'sk-bench',
+        baseURL: `http://127.0.0.1:${port}/v1`,
+        fetch: (...args) => fetch(...args).finally(opened),
+      });
+      const result = ai.streamText({
+        model: model.chat('gpt-4.1-nano'),
+        prompt: 'bench',
+        maxRetries: 0,
+        onError: ({ error }) => fail(error),
+      });
+      (async () => {
+        for await (const part of result.fullStream) if (part.type === 'text-delta') onContent(record, part.text);
+      })().catch(fail);
+      await ready;
+      return result;
+    },
+  },
+  // Once the relay exists (issue 19: src/relay/), a contender here can serve `streams` clients
+  // through it from this same upstream: start() opens one client of the relay per stream.
+};
+
+const spec = CONTENDERS[contender];
+if (spec === undefined) throw new Error(`unknown contender ${contender}`);
+const loaded = await spec.load();
+// The level before the first connection: the modules and the agent are loaded, nothing is open.
+gc();
+gc();
+const base = process.memoryUsage();
+
+const records = [];
+const held = [];
+const BATCH = 500;
+// A reader that cannot keep up opens its streams ever more slowly: past this, it is measured with
+// the streams it has (`open` in the report says how many).
+const RAMP_LIMIT_MS = Number(process.env.SCALE_RAMP_LIMIT ?? 40) * 1000;
+const rampStart = performance.now();
+for (let i = 0; i < streams && performance.now() - rampStart < RAMP_LIMIT_MS; i += BATCH) {
+  const batch = [];
+  for (let k = i; k < Math.min(i + BATCH, streams); k++) {
+    const record = arrivals();
+    records.push(record);
+    batch.push(spec.start(record, loaded).then((handle) => held.push(handle), fail));
+  }
+  await Promise.all(batch);
+}
+const rampSeconds = (performance.now() - rampStart) / 1000;
+
+await sleep(Number(warmArg) * 1000);
+const lagStart = performance.now();
+const cpuStart = process.cpuUsage();
+measuring = true;
+const windowMs = Number(windowArg) * 1000;
+await sleep(windowMs);
+measuring = false;
+const cpu = process.cpuUsage(cpuStart);
+const elapsedMs = performance.now() - lagStart;
+
+gc();
+gc();
+const after = process.memoryUsage();
+// The text the streams hold: the contents so far, one byte per character (the words are ASCII).
+const textBytes = textChars;
+
+latencies.sort((a, b) => a - b);
+const at = (q) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] : null);
+const result = {
+  contender,
+  streams,
+  opened: held.length,
+  failures,
+  firstFailure,
+  rampSeconds,
+  heapPerStream: (after.heapUsed - base.heapUsed) / Math.max(1, held.length),
+  rssPerStream: (after.rss - base.rss) / Math.max(1, held.length),
+  textPerStream: textBytes / Math.max(1, held.length),
+  events,
+  expectedEvents: held.length * rate * (elapsedMs / 1000),
+  cpuMicrosPerEvent: events ? (cpu.user + cpu.system) / events : null,
+  cpuShare: (cpu.user + cpu.system) / 1000 / elapsedMs,
+  p50: at(0.5),
+  p99: at(0.99),
+  max: latencies.length ? latencies[latencies.length - 1] : null,
+};
+process.stdout.write(`${JSON.stringify(result)}\n`);
+// The upstream ends the streams (see /close there); then this process goes.
+closing = true;
+await new Promise((resolve) =>
+  http.get(`http://127.0.0.1:${port}/close`, { agent }, (response) => response.resume().on('end', resolve)).on('error', resolve),
+);
+await sleep(Math.min(5000, 500 + streams / 10));
+process.exit(0);
