@@ -29,10 +29,14 @@ export interface JsonTemplateStats {
 
 const MISS: unique symbol = Symbol('miss');
 /**
- * Texts a template reads by comparing its literals before it becomes a regular expression: enough
- * that a stream of a few chunks (a short reply, a probe) never pays for compiling one.
+ * A template becomes a regular expression (see `templatePattern`) once it has read `PATTERN_AFTER`
+ * texts within `PATTERN_WITHIN_MS`: a stream read in bulk (a reply arriving faster than it can be
+ * read, a recording replayed), where reading is the cost. Its compiled code takes some kilobytes,
+ * which a reply trickling in at a few chunks a second, one of thousands a process holds open, would
+ * pay for nothing: its cost is waiting. Which way a text is read never changes what it reads as.
  */
 const PATTERN_AFTER = 64;
+const PATTERN_WITHIN_MS = 100;
 const MAX_SAMPLES = 4;
 /** Failed checks of a learned template (the server does not write compact JSON) before learning stops. */
 const MAX_LEARN_FAILURES = 16;
@@ -133,7 +137,16 @@ export class JsonTemplateParser {
   private match(template: Template, text: string): unknown {
     if (template.pattern !== undefined) return this.matchPattern(template, template.pattern, text);
     const value = this.matchLiterals(template, text);
-    if (value !== MISS && ++template.hits === PATTERN_AFTER) template.pattern = templatePattern(template.literals, template.kinds);
+    if (value !== MISS && ++template.hits % PATTERN_AFTER === 0) {
+      // The clock is read once every PATTERN_AFTER texts: nothing next to reading them.
+      const now = Date.now();
+      if (now - template.since <= PATTERN_WITHIN_MS) {
+        template.pattern = templatePattern(template.literals, template.kinds);
+        // The pieces of the last text are no longer compared: they would keep its chunk alive.
+        template.recent.length = 0;
+      }
+      template.since = now;
+    }
     return value;
   }
 

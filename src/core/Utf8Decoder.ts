@@ -60,11 +60,12 @@ export class Utf8Decoder {
   /** Bytes decoded so far, for error positions. */
   private byteCount = 0;
   /**
-   * The last three bytes of the stream (fewer at its start), copied: enough to find an incomplete
-   * sequence at the end when an error needs its position. Kept without allocating, since this runs
-   * for every chunk; the decoder holds its own copy of any pending bytes.
+   * The last three bytes of the stream (fewer at its start), the oldest in the highest bits: enough
+   * to find an incomplete sequence at the end when an error needs its position. Kept in a number,
+   * not an array: this runs for every chunk, and a decoder is held per open stream (a typed array
+   * of three bytes takes two hundred); the streaming decoder holds its own copy of pending bytes.
    */
-  private readonly recent = new Uint8Array(3);
+  private recent = 0;
   private recentLength = 0;
   /**
    * The last byte so far was ASCII: the decoder then holds no part of a character, and has already
@@ -163,26 +164,20 @@ export class Utf8Decoder {
     const n = bytes.length;
     if (n > 0) this.afterAscii = bytes[n - 1]! < 0x80;
     if (n >= 3) {
-      this.recent[0] = bytes[n - 3]!;
-      this.recent[1] = bytes[n - 2]!;
-      this.recent[2] = bytes[n - 1]!;
+      this.recent = (bytes[n - 3]! << 16) | (bytes[n - 2]! << 8) | bytes[n - 1]!;
       this.recentLength = 3;
       return;
     }
     for (let i = 0; i < n; i++) {
-      if (this.recentLength < 3) {
-        this.recent[this.recentLength++] = bytes[i]!;
-      } else {
-        this.recent[0] = this.recent[1]!;
-        this.recent[1] = this.recent[2]!;
-        this.recent[2] = bytes[i]!;
-      }
+      this.recent = ((this.recent << 8) | bytes[i]!) & 0xffffff;
+      if (this.recentLength < 3) this.recentLength++;
     }
   }
 
   /** The bytes of an incomplete sequence at the end of what has arrived (0 to 3 of them). */
   private tail(): Uint8Array {
-    const last = this.recent.subarray(0, this.recentLength);
+    const last = new Uint8Array(this.recentLength);
+    for (let i = 0; i < last.length; i++) last[i] = (this.recent >> (8 * (last.length - 1 - i))) & 0xff;
     for (let i = last.length - 1; i >= 0; i--) {
       const byte = last[i]!;
       if ((byte & 0xc0) === 0x80) continue; // a continuation byte: keep looking for the lead

@@ -47,6 +47,8 @@ export interface Template {
   readonly keys: readonly (string | number)[];
   /** Texts read through the template so far (counted until it gets its `pattern`). */
   hits: number;
+  /** When (`Date.now()`) the template was made, or last read a multiple of `PATTERN_AFTER` texts. */
+  since: number;
   /** The template as one regular expression, made once it has read enough texts (see `templatePattern`). */
   pattern: RegExp | undefined;
 }
@@ -156,6 +158,7 @@ export function makeTemplate(value: object, holes: readonly Hole[]): Template | 
     containers,
     keys,
     hits: 0,
+    since: Date.now(),
     pattern: undefined,
   };
 }
