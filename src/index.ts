@@ -5,9 +5,12 @@ export {
   ProviderError,
   StreamIdleError,
   ToolArgumentsError,
+  SlowClientError,
   isLlmStreamError,
 } from './errors.js';
 export type { StreamPosition, LlmStreamErrorOptions, ProviderErrorOptions, ToolArgumentsErrorOptions } from './errors.js';
+export type { SlowClientErrorOptions, SlowClientReason } from './errors.js';
+export { Demand } from './core/Demand.js';
 
 export { Utf8Decoder } from './core/Utf8Decoder.js';
 export type { Utf8DecoderOptions } from './core/Utf8Decoder.js';
