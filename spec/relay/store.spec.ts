@@ -38,7 +38,10 @@ const stores: ReadonlyArray<readonly [string, StoreMaker]> = [
     async (options) => {
       const client = new Redis(redis.url);
       const blockingClient = client.duplicate();
-      closers.push(() => client.quit(), () => blockingClient.quit());
+      closers.push(
+        () => client.quit(),
+        () => blockingClient.quit(),
+      );
       return new RedisStreamStore({ ...FAST, ...options, client, blockingClient, prefix: `t${closers.length}:` });
     },
   ],
@@ -47,7 +50,10 @@ const stores: ReadonlyArray<readonly [string, StoreMaker]> = [
     async (options) => {
       const client = await createClient({ url: redis.url }).connect();
       const blockingClient = await client.duplicate().connect();
-      closers.push(() => client.quit(), () => blockingClient.quit());
+      closers.push(
+        () => client.quit(),
+        () => blockingClient.quit(),
+      );
       return new RedisStreamStore({ ...FAST, ...options, client, blockingClient, prefix: `t${closers.length}:` });
     },
   ],
@@ -139,7 +145,10 @@ describe.each(stores)('%s', (_name, makeStore) => {
     const store = await makeStore({ maxLength: 10 });
     await store.create('long');
     for (let id = 1; id <= 600; id += 100) {
-      await store.append('long', Array.from({ length: 100 }, (_, i) => event(id + i, 'x')));
+      await store.append(
+        'long',
+        Array.from({ length: 100 }, (_, i) => event(id + i, 'x')),
+      );
     }
     const [first] = await store.read('long', 0, { count: 1, waitMs: 0 });
     expect(first!.id).toBeGreaterThan(1);

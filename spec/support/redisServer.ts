@@ -31,7 +31,7 @@ export function redisServerPath(): string {
   }
   throw new Error(
     'redis-server was not found on PATH nor at /usr/bin/redis-server: the relay specs need a real Redis. ' +
-      'Install Debian\'s package (apt-get install -y redis-server), as .ci/run does.',
+      "Install Debian's package (apt-get install -y redis-server), as .ci/run does.",
   );
 }
 

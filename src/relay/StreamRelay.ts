@@ -137,7 +137,9 @@ export class StreamRelay {
       this.store.state(streamId).then(
         (state) => {
           if (cancelled) return;
-          if (!state.stored || (state.ended && position.entry >= state.lastId)) {
+          // The `end` entry writes no event in the ChatEvent format: a client that has the one before it has it all.
+          const seen = format.name === 'chat-events' ? position.entry + 1 : position.entry;
+          if (!state.stored || (state.ended && seen >= state.lastId)) {
             response.writeHead?.(204, {});
             response.end();
             subscriber.next({ streamId, ended: 'no-content', lastEventId: options.lastEventId, merged: 0 });
