@@ -61,7 +61,7 @@ describe.each([
   ['two instances over one Redis: read from A, resume on B', () => [a, b] as const],
   ['one instance over the in-memory store: read, resume on it', () => [single, single] as const],
 ])('%s', (_name, instances) => {
-  it('the events after Last-Event-ID joined to those read first equal one uninterrupted read, each once; one upstream request', async () => {
+  it('the events after Last-Event-ID joined to the first equal one uninterrupted read, each once, one upstream request', async () => {
     const [first, second] = instances();
     const before = upstream.requests.length;
     const reply = { events: 120, size: 30, delayMs: 5 };
@@ -137,7 +137,7 @@ describe.each([
 });
 
 describe('a producer killed mid-reply', () => {
-  it('the reader on the other instance ends in StreamClosedEarlyError (producer-lost) within the heartbeat bound, with what arrived', async () => {
+  it('the other instance's reader ends in StreamClosedEarlyError (producer-lost) within the heartbeat bound, with its text', async () => {
     const producer = await startRelayApp({ ...HEARTBEAT, UPSTREAM_URL: upstream.url, REDIS_URL: redis.url });
     apps.push(producer);
     const started = postChat(producer.url, { events: 100_000, size: 20, delayMs: 5 });

@@ -115,7 +115,7 @@ describe.each(stores)('%s', (_name, makeStore) => {
     expect(await store.requestStop('unknown')).toBe(false);
   });
 
-  it('takes a producer that stopped beating for dead: readStream ends in StreamClosedEarlyError (producer-lost) after what came', async () => {
+  it('readStream ends in StreamClosedEarlyError (producer-lost) after what came', async () => {
     const store = await makeStore();
     await store.create('dead');
     await store.append('dead', [event(1, 'a'), event(2, 'b')]);
