@@ -137,7 +137,7 @@ describe.each([
 });
 
 describe('a producer killed mid-reply', () => {
-  it('the other instance's reader ends in StreamClosedEarlyError (producer-lost) within the heartbeat bound, with its text', async () => {
+  it('a reader on another instance ends in StreamClosedEarlyError (producer-lost) within the heartbeat bound, with its text', async () => {
     const producer = await startRelayApp({ ...HEARTBEAT, UPSTREAM_URL: upstream.url, REDIS_URL: redis.url });
     apps.push(producer);
     const started = postChat(producer.url, { events: 100_000, size: 20, delayMs: 5 });
