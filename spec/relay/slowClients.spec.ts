@@ -127,8 +127,8 @@ describe('ten slow clients of a relay, each asking for a reply of about 30 MB', 
           ` before its writes blocked (write() false ${requests()
             .map((r) => r.blockedWrites)
             .join(', ')} times)`,
-        `relay process: heap used ${mib(before.heapUsed)} -> ${mib(after.heapUsed)} (of ${mib(before.heapTotal)} -> ${mib(after.heapTotal)}),` +
-          ` rss ${mib(before.rss)} -> ${mib(after.rss)}`,
+        `relay process: heap used ${mib(before.heapUsed)} -> ${mib(after.heapUsed)}` +
+          ` (of ${mib(before.heapTotal)} -> ${mib(after.heapTotal)}), rss ${mib(before.rss)} -> ${mib(after.rss)}`,
         `per client: heap ${mib(perClient.heap)}, rss ${mib(perClient.rss)}, buffers ${mib(perClient.external)} (cap ${mib(CAP)})`,
         `clients read ${clients.map((c) => c.read()).join(', ')} bytes each`,
       ].join('\n'),
