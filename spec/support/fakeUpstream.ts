@@ -98,7 +98,13 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     let raw = '';
     req.on('data', (piece: Buffer) => (raw += piece.toString('utf8')));
     req.on('end', () => {
-      const body = JSON.parse(raw) as { reply: FakeReply };
+      let body: { reply: FakeReply };
+      try {
+        body = JSON.parse(raw) as { reply: FakeReply };
+      } catch {
+        res.writeHead(400).end('the body must be JSON with a reply');
+        return;
+      }
       const { events, size = 20 } = body.reply;
       let markClosed: () => void = () => undefined;
       const request: UpstreamRequest = {
