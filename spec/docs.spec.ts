@@ -98,7 +98,7 @@ function typeCheck(all: readonly Block[]): Map<string, string[]> {
     emitDecoratorMetadata: true,
     skipLibCheck: true,
     noEmit: true,
-    paths: { 'rxjs-llm-stream': [join(root, 'src', 'index.ts')] },
+    paths: { 'rxjs-llm-stream': [join(root, 'src', 'index.ts')], 'rxjs-llm-stream/relay': [join(root, 'src', 'relay', 'index.ts')] },
   };
   const host = ts.createCompilerHost(options);
   const readFile = host.readFile.bind(host);

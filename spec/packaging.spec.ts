@@ -168,6 +168,12 @@ describe('the packed package', () => {
     expect(resolved('node16-cjs')).toMatch(/\/dist\/cjs\/index\.d\.ts$/);
     expect(resolved('node16-esm')).toMatch(/\/dist\/esm\/index\.d\.ts$/);
     expect(resolved('bundler')).toMatch(/\/dist\/esm\/index\.d\.ts$/);
+    // The relay's entry point, `rxjs-llm-stream/relay` (node10 through typesVersions).
+    const relay = (kind: string): string | undefined => report.analysis.entrypoints['./relay']?.resolutions[kind]?.resolution?.fileName;
+    expect(relay('node10')).toMatch(/\/dist\/cjs\/relay\/index\.d\.ts$/);
+    expect(relay('node16-cjs')).toMatch(/\/dist\/cjs\/relay\/index\.d\.ts$/);
+    expect(relay('node16-esm')).toMatch(/\/dist\/esm\/relay\/index\.d\.ts$/);
+    expect(relay('bundler')).toMatch(/\/dist\/esm\/relay\/index\.d\.ts$/);
     expect(checked.code).toBe(0);
   });
 });
@@ -265,6 +271,53 @@ describe('the installed package', () => {
       text: 'hé',
       file: expect.stringMatching(/node_modules\/rxjs-llm-stream\/dist\/esm\/index\.js$/),
     });
+  });
+
+  it('loads rxjs-llm-stream/relay through require() and import(), each its own build', async () => {
+    const use =
+      `console.log(JSON.stringify({ position: m.parseStreamPosition('12:3'),` + ` store: typeof new m.MemoryStreamStore().read, file }))`;
+    const required = await run(
+      process.execPath,
+      ['-e', `const m = require('rxjs-llm-stream/relay'); const file = require.resolve('rxjs-llm-stream/relay'); ${use}`],
+      plain,
+    );
+    const imported = await run(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const m = await import('rxjs-llm-stream/relay'); const file = import.meta.resolve('rxjs-llm-stream/relay'); ${use}`,
+      ],
+      plain,
+    );
+    for (const ran of [required, imported]) expect({ code: ran.code, stderr: ran.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(required.stdout)).toEqual({
+      position: { entry: 12, chunk: 3 },
+      store: 'function',
+      file: expect.stringMatching(/node_modules\/rxjs-llm-stream\/dist\/cjs\/relay\/index\.js$/),
+    });
+    expect(JSON.parse(imported.stdout).file).toMatch(/node_modules\/rxjs-llm-stream\/dist\/esm\/relay\/index\.js$/);
+  });
+
+  it('has a main entry whose modules include none of the relay and import no node: module (browser bundles stay clean)', () => {
+    const esm = join(installed(), 'dist', 'esm');
+    const seen = new Set<string>();
+    const outside: string[] = [];
+    const visit = (file: string): void => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const match of readFileSync(file, 'utf8').matchAll(
+        /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+'([^']+)'|import\('([^']+)'\)/g,
+      )) {
+        const specifier = (match[1] ?? match[2])!;
+        if (specifier.startsWith('.')) visit(join(dirname(file), specifier));
+        else if (specifier !== 'rxjs' && !specifier.startsWith('rxjs/')) outside.push(specifier);
+      }
+    };
+    visit(join(esm, 'index.js'));
+    expect(seen.size).toBeGreaterThan(20);
+    expect([...seen].filter((file) => relative(esm, file).startsWith('relay'))).toEqual([]);
+    expect(outside).toEqual([]);
   });
 
   /** What the demo must print: the first reply's completion, then the second reply's error. */
