@@ -23,18 +23,14 @@ export interface StreamPosition {
  * - `no-end-signal`: the dialect's own end signal never came (`[DONE]`, `message_stop`, ...);
  * - `unfinished`: it came, but a choice never finished, a tool call stayed open, or messages were never finalized;
  * - `transport`: the connection failed or closed before the body's end (a reset, an abort);
- * - `producer-lost`: a relayed stream's producer stopped renewing its heartbeat (its process died) before the end;
- * - `stopped`: a relayed stream was stopped on request (`POST /chat/:id/stop`) before its end;
- * - `store`: the stream store failed, or no longer holds the stream (a restart, an expiry, events trimmed away).
+ * - the relay's: `producer-lost` (the producer's heartbeat lapsed), `stopped` (on request), `store` (the store failed, lost it).
  */
 export type ClosedEarlyReason = (typeof CLOSED_EARLY_REASONS)[number];
 
 /** Every {@link ClosedEarlyReason}, for code that checks a reason read from elsewhere (a wire). */
 // prettier-ignore
-export const CLOSED_EARLY_REASONS = [
-  'mid-character', 'mid-line', 'mid-message', 'no-blank-line', 'no-end-signal', 'unfinished', 'transport',
-  'producer-lost', 'stopped', 'store',
-] as const;
+export const CLOSED_EARLY_REASONS = ['mid-character', 'mid-line', 'mid-message', 'no-blank-line', 'no-end-signal', 'unfinished',
+  'transport', 'producer-lost', 'stopped', 'store'] as const;
 
 /**
  * How the input broke its format (`ProtocolError.reason`):
@@ -88,17 +84,9 @@ export type ToolArgumentsReason = (typeof TOOL_ARGUMENTS_REASONS)[number];
 /** Every {@link ToolArgumentsReason}. */
 export const TOOL_ARGUMENTS_REASONS = ['invalid-arguments', 'unknown-tool'] as const;
 
-/**
- * Why a relay dropped a client (`SlowClientError.reason`): `over-cap` (more bytes waited for it than the cap allows),
- * `stalled` (it took nothing for longer than the stall timeout).
- */
-export type SlowClientReason = (typeof SLOW_CLIENT_REASONS)[number];
-
-/** Every {@link SlowClientReason}. */
-export const SLOW_CLIENT_REASONS = ['over-cap', 'stalled'] as const;
-
 /** Every `reason` of every error of this library: a string code to branch on, as messages are for people. */
-export type LlmStreamErrorReason = ClosedEarlyReason | ProtocolReason | ProviderReason | ToolArgumentsReason | SlowClientReason | 'idle';
+export type LlmStreamErrorReason =
+  ClosedEarlyReason | ProtocolReason | ProviderReason | ToolArgumentsReason | 'idle' | 'over-cap' | 'stalled';
 
 /** Options shared by every error of this library. */
 export interface LlmStreamErrorOptions<R extends LlmStreamErrorReason = LlmStreamErrorReason> {
@@ -337,39 +325,5 @@ export class ToolArgumentsError extends LlmStreamError {
     this.call = options.call;
     this.choice = options.choice;
     this.issues = options.issues;
-  }
-}
-
-/** Options of {@link SlowClientError}. */
-export interface SlowClientErrorOptions extends LlmStreamErrorOptions<SlowClientReason> {
-  /** The bytes that were waiting for the client when it was dropped. */
-  readonly bufferedBytes: number;
-  /** The id of the last event written to the client (`undefined` before the first). */
-  readonly lastEventId: string | undefined;
-}
-
-/**
- * A relay dropped a client that could not keep up: more bytes waited for it than the relay's cap, or it took nothing
- * for longer than the stall timeout (a background tab, a half-open connection). Its connection was closed and its source
- * cancelled; what a store holds for the stream stays, so the client can resume from `lastEventId`.
- *
- * @example
- * ```ts
- * import { SlowClientError } from 'rxjs-llm-stream';
- *
- * if (err instanceof SlowClientError) console.warn(`dropped a client (${err.reason}) with ${err.bufferedBytes} bytes waiting`);
- * ```
- */
-export class SlowClientError extends LlmStreamError {
-  override readonly name = 'SlowClientError';
-  readonly reason: SlowClientReason;
-  readonly bufferedBytes: number;
-  readonly lastEventId: string | undefined;
-
-  constructor(message: string, options: SlowClientErrorOptions) {
-    super(message, options);
-    this.reason = options.reason ?? 'over-cap';
-    this.bufferedBytes = options.bufferedBytes;
-    this.lastEventId = options.lastEventId;
   }
 }

@@ -5,11 +5,9 @@ export {
   ProviderError,
   StreamIdleError,
   ToolArgumentsError,
-  SlowClientError,
   isLlmStreamError,
 } from './errors.js';
 export type { StreamPosition, LlmStreamErrorOptions, ProviderErrorOptions, ToolArgumentsErrorOptions } from './errors.js';
-export type { SlowClientErrorOptions, SlowClientReason } from './errors.js';
 export { Demand } from './core/Demand.js';
 
 export { Utf8Decoder } from './core/Utf8Decoder.js';

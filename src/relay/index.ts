@@ -21,5 +21,5 @@ export type { RelayFormat, RelayFormatName, RelayFrame } from '../core/RelayForm
 export { parseStreamPosition, STREAM_START } from '../core/streamEntries.js';
 export type { StreamEntry, ResumePosition } from '../core/streamEntries.js';
 export { Demand } from '../core/Demand.js';
-export { SlowClientError } from '../errors.js';
-export type { SlowClientErrorOptions, SlowClientReason } from '../errors.js';
+export { SlowClientError } from './SlowClientError.js';
+export type { SlowClientErrorOptions, SlowClientReason } from './SlowClientError.js';

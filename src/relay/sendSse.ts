@@ -4,8 +4,8 @@ import { Demand } from '../core/Demand.js';
 import { RelayFormat, RelayFormatName, RelayFrame, relayFormat } from '../core/RelayFormat.js';
 import { uiMessageStreamHeaders } from '../core/uiMessageChunks.js';
 import { StreamEntry } from '../core/streamEntries.js';
-import { SlowClientError } from '../errors.js';
 import { subscribeLinked } from '../internal/subscribeLinked.js';
+import { SlowClientError } from './SlowClientError.js';
 
 /** The part of a Node `ServerResponse` (or any `Writable`) the sink uses. */
 export interface SseWritable {
