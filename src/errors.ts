@@ -1,4 +1,5 @@
 import type { ToolCall } from './events.js';
+import type { StructuredOutputReason as OutputReason } from './outputErrors.js';
 import type { StandardSchemaV1Issue } from './standardSchema.js';
 
 /**
@@ -80,12 +81,11 @@ export const PROVIDER_REASONS = ['in-stream', 'http-status', 'error-body'] as co
 
 /** Why a tool call was refused (`ToolArgumentsError.reason`): its arguments, or a tool nobody declared. */
 export type ToolArgumentsReason = (typeof TOOL_ARGUMENTS_REASONS)[number];
-
 /** Every {@link ToolArgumentsReason}. */
 export const TOOL_ARGUMENTS_REASONS = ['invalid-arguments', 'unknown-tool'] as const;
 
 /** Every `reason` of every error of this library: a string code to branch on, as messages are for people. */
-export type LlmStreamErrorReason = ClosedEarlyReason | ProtocolReason | ProviderReason | ToolArgumentsReason | 'idle';
+export type LlmStreamErrorReason = ClosedEarlyReason | ProtocolReason | ProviderReason | ToolArgumentsReason | OutputReason | 'idle';
 
 /** Options shared by every error of this library. */
 export interface LlmStreamErrorOptions<R extends LlmStreamErrorReason = LlmStreamErrorReason> {
@@ -227,6 +227,8 @@ const LIBRARY_ERROR_NAMES: ReadonlySet<string> = new Set([
   'ProviderError',
   'StreamIdleError',
   'ToolArgumentsError',
+  'StructuredOutputError',
+  'IncompleteOutputError',
 ]);
 
 /** Options of {@link ProviderError}. */

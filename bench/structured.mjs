@@ -1,0 +1,180 @@
+// Structured output as it streams: a 100 KB and a 1 MB JSON answer in token-sized content deltas
+// (1 to 7 characters, as OpenAI sends them), previewed after every delta and checked by a zod schema
+// at the end, three ways, over the same bytes:
+//
+// - this library: decodeUtf8, sseFrames, assembleChunks, scanStructuredOutput({ schema }) (each
+//   character read once; the schema checks the result once);
+// - the `openai` SDK: `chat.completions.stream()` with `response_format: zodResponseFormat(...)`,
+//   whose `content.delta` events carry `parsed`, the SDK's `partialParse` of the whole content so far
+//   (its fetch is given the same body; nothing leaves the process);
+// - the `ai` package's loop behind `streamObject`: `parsePartialJson` of the whole text so far after
+//   every delta, `isDeepEqualData` against the last value, the schema at the end.
+//
+// The floor, measured in the same run: one `JSON.parse` of the whole answer. The peers re-read the
+// text so far at every delta, so their cost grows with the square of the length; where a full run
+// would take longer than BUDGET_MS (default 20 s), they run on the first deltas only until the budget
+// is spent, and the full time is extrapolated from that prefix by the square law (marked "≈").
+// Build first: `npm run build && node bench/structured.mjs`. Not a test: nothing asserts on time.
+import OpenAI from 'openai';
+import { zodResponseFormat } from 'openai/helpers/zod';
+import { isDeepEqualData, parsePartialJson } from 'ai';
+import { from } from 'rxjs';
+import { z } from 'zod';
+import { readFileSync } from 'node:fs';
+import { assembleChunks, decodeUtf8, finalizeCompletion, scanStructuredOutput, sseFrames } from '../dist/esm/index.js';
+
+// The installed version, from the package's own file (neither package exports its package.json).
+const versionOf = (name) => JSON.parse(readFileSync(new URL(`../node_modules/${name}/package.json`, import.meta.url), 'utf8')).version;
+
+const BUDGET_MS = Number(process.env.BUDGET_MS ?? 20_000);
+const Item = z.object({ id: z.number(), name: z.string(), price: z.number(), tags: z.array(z.string()), ok: z.boolean(), note: z.null() });
+const Answer = z.object({ title: z.string(), items: z.array(Item) });
+
+/** About `size` characters of JSON answer: records with strings, escapes, numbers, literals. */
+function answerText(size) {
+  const items = [];
+  let length = 40;
+  for (let i = 0; length < size; i++) {
+    const item = { id: i, name: `item ${i}: caf\u00e9 "special"`, price: i * 1.25, tags: ['alpha', 'beta'], ok: i % 2 === 0, note: null };
+    length += JSON.stringify(item).length + 1;
+    items.push(item);
+  }
+  return JSON.stringify({ title: 'A long structured answer', items });
+}
+
+/** The text cut into 1-7 character deltas, the same way every run. */
+function deltasOf(text) {
+  const deltas = [];
+  let state = 7;
+  for (let start = 0; start < text.length;) {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    const size = 1 + (state % 7);
+    deltas.push(text.slice(start, start + size));
+    start += size;
+  }
+  return deltas;
+}
+
+/** An OpenAI Chat Completions SSE body with those deltas as content, in 16 KiB chunks. */
+function bodyOf(deltas) {
+  const envelope = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-test' };
+  const chunk = (delta, finish = null) =>
+    `data: ${JSON.stringify({ ...envelope, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  const text =
+    chunk({ role: 'assistant', content: '' }) +
+    deltas.map((content) => chunk({ content })).join('') +
+    chunk({}, 'stop') +
+    'data: [DONE]\n\n';
+  const bytes = new TextEncoder().encode(text);
+  const chunks = [];
+  for (let i = 0; i < bytes.length; i += 16384) chunks.push(bytes.subarray(i, i + 16384));
+  return chunks;
+}
+
+async function library(chunks) {
+  let previews = 0;
+  let last;
+  await new Promise((resolve, reject) =>
+    from(chunks)
+      .pipe(decodeUtf8(), sseFrames(), assembleChunks(), scanStructuredOutput({ schema: Answer }))
+      .subscribe({ next: (snapshot) => ((last = snapshot), previews++), error: reject, complete: resolve }),
+  );
+  return { previews, items: last.value.items.length };
+}
+
+async function openaiSdk(chunks) {
+  const client = new OpenAI({
+    apiKey: 'bench',
+    baseURL: 'http://127.0.0.1:1/v1',
+    fetch: async () =>
+      new Response(new ReadableStream({ start: (c) => (chunks.forEach((x) => c.enqueue(x)), c.close()) }), {
+        headers: { 'content-type': 'text/event-stream' },
+      }),
+  });
+  const stream = client.chat.completions.stream({ model: 'gpt-test', messages: [], response_format: zodResponseFormat(Answer, 'answer') });
+  let previews = 0;
+  stream.on('content.delta', ({ parsed }) => {
+    if (parsed !== null && parsed !== undefined) previews++;
+  });
+  // A prefix of the answer (a budgeted run) is not JSON at its end: the SDK's final parse refuses it.
+  stream.on('error', () => {});
+  const final = await stream.finalChatCompletion().catch(() => undefined);
+  return { previews, items: final?.choices[0].message.parsed?.items.length };
+}
+
+async function aiSdk(deltas) {
+  let text = '';
+  let last;
+  let previews = 0;
+  for (const delta of deltas) {
+    text += delta;
+    const { value } = await parsePartialJson(text);
+    if (value !== undefined && !isDeepEqualData(last, value)) {
+      last = value;
+      previews++;
+    }
+  }
+  // As streamObject ends: the whole text parsed and checked (a budgeted prefix is not JSON: no result).
+  const whole = await parsePartialJson(text);
+  const checked = whole.state === 'successful-parse' ? Answer.safeParse(whole.value) : undefined;
+  return { previews, items: checked?.success ? checked.data.items.length : undefined };
+}
+
+/** The same bytes to a `Completion` with no preview at all: what reading the stream costs before any structured output. */
+async function plain(chunks) {
+  await new Promise((resolve, reject) =>
+    from(chunks).pipe(decodeUtf8(), sseFrames(), assembleChunks(), finalizeCompletion()).subscribe({ error: reject, complete: resolve }),
+  );
+}
+
+function floor(text) {
+  return JSON.parse(text).items.length;
+}
+
+async function time(run) {
+  const start = process.hrtime.bigint();
+  const result = await run();
+  return { ms: Number(process.hrtime.bigint() - start) / 1e6, result };
+}
+
+/** Runs a quadratic contender on the whole answer, or on the largest prefix that fits the budget, extrapolating by n². */
+async function quadratic(deltas, run) {
+  let count = Math.min(deltas.length, 2000);
+  for (;;) {
+    const { ms, result } = await time(() => run(deltas.slice(0, count)));
+    if (count === deltas.length) return { ms, result, measured: count };
+    const projected = ms * (deltas.length / count) ** 2;
+    if (projected <= BUDGET_MS) count = deltas.length;
+    else if (ms * 4 > BUDGET_MS / 2) return { ms: projected, result, measured: count, estimated: true };
+    else count = Math.min(deltas.length, count * 2);
+  }
+}
+
+const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`);
+for (const size of [100 * 1024, 1024 * 1024]) {
+  const text = answerText(size);
+  const deltas = deltasOf(text);
+  const chunks = bodyOf(deltas);
+  await library(chunks); // warm up
+  const base = await time(async () => floor(text));
+  const floorMs = Math.min(base.ms, ...(await Promise.all([1, 2, 3].map(() => time(async () => floor(text))))).map((t) => t.ms));
+  // The library's rows: the best of three runs (they take a second, the peers' runs a budget).
+  const best = async (run) => [await time(run), await time(run), await time(run)].sort((a, b) => a.ms - b.ms)[0];
+  const reading = await best(() => plain(chunks));
+  const ours = await best(() => library(chunks));
+  const sdk = await quadratic(deltas, (prefix) => openaiSdk(bodyOf(prefix)));
+  const ai = await quadratic(deltas, (prefix) => aiSdk(prefix));
+  console.log(
+    `\n${(text.length / 1024).toFixed(0)} KB answer, ${deltas.length} deltas; floor (one JSON.parse of the whole): ${fmt(floorMs)}`,
+  );
+  const row = (name, { ms, measured, estimated }, previews) =>
+    console.log(
+      `  ${name.padEnd(44)} ${(estimated ? '≈ ' : '') + fmt(ms).padStart(10)}  ${(ms / floorMs).toFixed(0).padStart(7)}× floor` +
+        `  ${previews} previews` +
+        (estimated ? `  (measured on the first ${measured} deltas, extrapolated by n²)` : ''),
+    );
+  row('rxjs-llm-stream to a Completion, no previews', { ms: reading.ms }, 0);
+  row('rxjs-llm-stream scanStructuredOutput', { ms: ours.ms }, ours.result.previews);
+  row(`openai ${versionOf('openai')} stream + zodResponseFormat`, sdk, sdk.result.previews);
+  row(`ai ${versionOf('ai')} parsePartialJson per delta`, ai, ai.result.previews);
+}
