@@ -97,6 +97,31 @@ export function anthropicTool(deltas: readonly string[], ending: Ending = 'stop'
   return { name: 'anthropic forced tool', from: { tool }, bytes: utf8(text), framing: 'sse' };
 }
 
+/** OpenAI Responses under `text.format: json_schema`: the JSON in `output_text.delta` events, then the response's end. */
+export function responsesContent(deltas: readonly string[], ending: Ending = 'stop'): StructuredStream {
+  const response = { id: 'resp_s', object: 'response', model: 'gpt-test', output: [], usage: null };
+  const reason = ending === 'length' ? 'max_output_tokens' : 'content_filter';
+  const end: readonly [string, unknown] =
+    ending === 'stop'
+      ? ['response.completed', { type: 'response.completed', response: { ...response, status: 'completed' } }]
+      : [
+          'response.incomplete',
+          { type: 'response.incomplete', response: { ...response, status: 'incomplete', incomplete_details: { reason } } },
+        ];
+  const text = named([
+    ['response.created', { type: 'response.created', response: { ...response, status: 'in_progress' } }],
+    ...deltas.map(
+      (delta) =>
+        [
+          'response.output_text.delta',
+          { type: 'response.output_text.delta', item_id: 'msg_s', output_index: 0, content_index: 0, delta, logprobs: [] },
+        ] as const,
+    ),
+    end,
+  ]);
+  return { name: 'openai-responses content', from: 'content', bytes: utf8(text), framing: 'sse' };
+}
+
 /** Gemini `streamGenerateContent?alt=sse` under `responseSchema`: the JSON in text parts. */
 export function geminiContent(deltas: readonly string[], ending: Ending = 'stop'): StructuredStream {
   const finish = { stop: 'STOP', length: 'MAX_TOKENS', content_filter: 'SAFETY' }[ending];
@@ -147,6 +172,7 @@ export function bedrockContent(deltas: readonly string[], ending: Ending = 'stop
 /** Every provider's stream of the same output. */
 export const PROVIDERS: readonly ((deltas: readonly string[], ending?: Ending) => StructuredStream)[] = [
   openaiContent,
+  responsesContent,
   geminiContent,
   ollamaContent,
   bedrockContent,
