@@ -1,4 +1,4 @@
-// Structured output as it streams: a 100 KB and a 1 MB JSON answer in token-sized content deltas
+// Structured output as it streams: JSON answers of 12.5 KB to 1 MB in token-sized content deltas
 // (1 to 7 characters, as OpenAI sends them), previewed after every delta and checked by a zod schema
 // at the end, three ways, over the same bytes:
 //
@@ -10,10 +10,11 @@
 // - the `ai` package's loop behind `streamObject`: `parsePartialJson` of the whole text so far after
 //   every delta, `isDeepEqualData` against the last value, the schema at the end.
 //
-// The floor, measured in the same run: one `JSON.parse` of the whole answer. The peers re-read the
-// text so far at every delta, so their cost grows with the square of the length; where a full run
-// would take longer than BUDGET_MS (default 20 s), they run on the first deltas only until the budget
-// is spent, and the full time is extrapolated from that prefix by the square law (marked "≈").
+// The floors, measured in the same run: one `JSON.parse` of the whole answer, and the library's
+// pipeline to a `Completion` with no preview (what reading the stream costs at all). The peers re-read
+// the text so far at every delta, so their cost grows with the square of the length: each size is run
+// in full while the run fits BUDGET_MS (default 30 s); past it, the time is extrapolated from the
+// largest size measured, by the exponent measured between the two largest (marked "≈").
 // Build first: `npm run build && node bench/structured.mjs`. Not a test: nothing asserts on time.
 import OpenAI from 'openai';
 import { zodResponseFormat } from 'openai/helpers/zod';
@@ -26,7 +27,7 @@ import { assembleChunks, decodeUtf8, finalizeCompletion, scanStructuredOutput, s
 // The installed version, from the package's own file (neither package exports its package.json).
 const versionOf = (name) => JSON.parse(readFileSync(new URL(`../node_modules/${name}/package.json`, import.meta.url), 'utf8')).version;
 
-const BUDGET_MS = Number(process.env.BUDGET_MS ?? 20_000);
+const BUDGET_MS = Number(process.env.BUDGET_MS ?? 30_000);
 const Item = z.object({ id: z.number(), name: z.string(), price: z.number(), tags: z.array(z.string()), ok: z.boolean(), note: z.null() });
 const Answer = z.object({ title: z.string(), items: z.array(Item) });
 
@@ -137,44 +138,59 @@ async function time(run) {
   return { ms: Number(process.hrtime.bigint() - start) / 1e6, result };
 }
 
-/** Runs a quadratic contender on the whole answer, or on the largest prefix that fits the budget, extrapolating by n². */
-async function quadratic(deltas, run) {
-  let count = Math.min(deltas.length, 2000);
-  for (;;) {
-    const { ms, result } = await time(() => run(deltas.slice(0, count)));
-    if (count === deltas.length) return { ms, result, measured: count };
-    const projected = ms * (deltas.length / count) ** 2;
-    if (projected <= BUDGET_MS) count = deltas.length;
-    else if (ms * 4 > BUDGET_MS / 2) return { ms: projected, result, measured: count, estimated: true };
-    else count = Math.min(deltas.length, count * 2);
-  }
-}
-
 const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`);
-for (const size of [100 * 1024, 1024 * 1024]) {
+// How each cost grows: every contender on answers of 12.5, 25, 50 and 100 KB, and 1 MB, measured in
+// full while a run stays within the budget; past it, the time is extrapolated from the largest size
+// measured, by the exponent measured between the two largest (marked "≈").
+const SIZES = [12.5, 25, 50, 100, 1024].map((kb) => Math.round(kb * 1024));
+const inputs = SIZES.map((size) => {
   const text = answerText(size);
   const deltas = deltasOf(text);
-  const chunks = bodyOf(deltas);
-  await library(chunks); // warm up
-  const base = await time(async () => floor(text));
-  const floorMs = Math.min(base.ms, ...(await Promise.all([1, 2, 3].map(() => time(async () => floor(text))))).map((t) => t.ms));
-  // The library's rows: the best of three runs (they take a second, the peers' runs a budget).
-  const best = async (run) => [await time(run), await time(run), await time(run)].sort((a, b) => a.ms - b.ms)[0];
-  const reading = await best(() => plain(chunks));
-  const ours = await best(() => library(chunks));
-  const sdk = await quadratic(deltas, (prefix) => openaiSdk(bodyOf(prefix)));
-  const ai = await quadratic(deltas, (prefix) => aiSdk(prefix));
-  console.log(
-    `\n${(text.length / 1024).toFixed(0)} KB answer, ${deltas.length} deltas; floor (one JSON.parse of the whole): ${fmt(floorMs)}`,
-  );
-  const row = (name, { ms, measured, estimated }, previews) =>
-    console.log(
-      `  ${name.padEnd(44)} ${(estimated ? '≈ ' : '') + fmt(ms).padStart(10)}  ${(ms / floorMs).toFixed(0).padStart(7)}× floor` +
-        `  ${previews} previews` +
-        (estimated ? `  (measured on the first ${measured} deltas, extrapolated by n²)` : ''),
-    );
-  row('rxjs-llm-stream to a Completion, no previews', { ms: reading.ms }, 0);
-  row('rxjs-llm-stream scanStructuredOutput', { ms: ours.ms }, ours.result.previews);
-  row(`openai ${versionOf('openai')} stream + zodResponseFormat`, sdk, sdk.result.previews);
-  row(`ai ${versionOf('ai')} parsePartialJson per delta`, ai, ai.result.previews);
+  return { size, text, deltas, chunks: bodyOf(deltas) };
+});
+await library(inputs[0].chunks); // warm up
+// The library's rows: the best of three runs.
+const best = async (run) => [await time(run), await time(run), await time(run)].sort((a, b) => a.ms - b.ms)[0];
+const contenders = [
+  { name: 'floor: one JSON.parse of the whole answer', run: async (input) => floor(input.text), repeat: true },
+  { name: 'rxjs-llm-stream to a Completion, no previews', run: (input) => plain(input.chunks), repeat: true },
+  { name: 'rxjs-llm-stream scanStructuredOutput', run: (input) => library(input.chunks), repeat: true },
+  { name: `openai ${versionOf('openai')} stream + zodResponseFormat`, run: (input) => openaiSdk(input.chunks) },
+  { name: `ai ${versionOf('ai')} parsePartialJson per delta`, run: (input) => aiSdk(input.deltas) },
+];
+const table = [];
+for (const contender of contenders) {
+  const row = [];
+  for (const input of inputs) {
+    const measured = row.filter((cell) => !cell.estimated);
+    const last = measured[measured.length - 1];
+    if (last !== undefined && !contender.repeat && last.ms * (input.size / last.size) ** 2 > BUDGET_MS) {
+      // Past the budget: extrapolate by the growth measured between the two largest sizes run.
+      const before = measured[measured.length - 2] ?? last;
+      const exponent = before === last ? 2 : Math.log(last.ms / before.ms) / Math.log(last.size / before.size);
+      row.push({ size: input.size, ms: last.ms * (input.size / last.size) ** exponent, estimated: true });
+      continue;
+    }
+    const { ms } = contender.repeat ? await best(() => contender.run(input)) : await time(() => contender.run(input));
+    row.push({ size: input.size, ms });
+  }
+  table.push({ name: contender.name, row });
 }
+const kb = (size) => (size >= 1024 * 1024 ? `${size / 1024 / 1024} MB` : `${(size / 1024).toFixed(1)} KB`);
+console.log(`answers in 1-7 character deltas (${inputs.map((input) => `${kb(input.size)}: ${input.deltas.length}`).join(', ')} deltas)\n`);
+console.log(`${''.padEnd(46)}${inputs.map((input) => kb(input.size).padStart(14)).join('')}   growth (two largest measured)`);
+for (const { name, row } of table) {
+  const cells = row.map((cell) => ((cell.estimated ? '≈ ' : '') + fmt(cell.ms)).padStart(14)).join('');
+  const measured = row.filter((cell) => !cell.estimated);
+  const [before, last] = measured.slice(-2);
+  const growth = Math.log(last.ms / before.ms) / Math.log(last.size / before.size);
+  console.log(`${name.padEnd(46)}${cells}   n^${growth.toFixed(2)} (${kb(before.size)} → ${kb(last.size)})`);
+}
+const ours = table[2].row;
+console.log(
+  `\nat 1 MB, against scanStructuredOutput: ${table
+    .slice(3)
+    .map(({ name, row }) => `${name}: ${(row[4].ms / ours[4].ms).toFixed(0)}×`)
+    .join('; ')}`,
+);
+console.log('≈: extrapolated from the largest size measured within the budget, by the exponent measured below it.');
