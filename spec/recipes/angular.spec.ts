@@ -16,8 +16,8 @@ import { root } from '../support/build';
 jest.setTimeout(60_000);
 
 const RECIPES = join(root, 'spec', 'recipes');
-/** The recipe's files, and the stand-in it imports until the kit's providerStream is merged. */
-const SOURCES = ['angular/chat.service.ts', 'angular/chat.service.test.ts', 'providerStream.standIn.ts'];
+/** The recipe's files. */
+const SOURCES = ['angular/chat.service.ts', 'angular/chat.service.test.ts'];
 const TEST = 'angular/chat.service.test.js';
 
 /** What the test runner does before the recipe: the globals a test of Angular's expects, and TestBed's platform. */

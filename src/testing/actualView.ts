@@ -113,6 +113,8 @@ interface ChoiceFold {
   readonly cut: Map<number, IncompleteToolCall>;
   /** From `tool-call-delta` fragments, by index: what an ungrouped stream has. */
   readonly fragments: Map<number, ArrivedCall>;
+  /** The calls a `tool-call-end` closed. */
+  readonly ended: Set<number>;
   finishReason: FinishReason | null;
   rawFinishReason: string | null;
 }
@@ -124,6 +126,7 @@ const emptyFold = (): ChoiceFold => ({
   closed: new Map(),
   cut: new Map(),
   fragments: new Map(),
+  ended: new Set(),
   finishReason: null,
   rawFinishReason: null,
 });
@@ -151,9 +154,16 @@ function foldEvents(events: readonly ChatEvent[]): { top: ArrivedTop; choices: C
     } else if (event.type === 'finish') {
       choice(event.choice).finishReason = event.reason;
       choice(event.choice).rawFinishReason = event.raw;
-    } else if (event.type === 'usage') top = { ...top, usage: { ...top.usage, ...event.usage } as Usage };
+    } else if (event.type === 'usage') top = { ...top, usage: mergedUsage(top.usage, event.usage) };
+    else if (event.type === 'tool-call-end') choice(event.choice).ended.add(event.index);
   }
   return { top, choices };
+}
+
+/** Usage reports joined as the events promise: a later value replaces an earlier one; a field it lacks (or leaves null) keeps its value. */
+function mergedUsage(previous: Usage | null, next: Usage): Usage {
+  const known = Object.entries(next).filter(([, value]) => value !== null && value !== undefined);
+  return { promptTokens: null, completionTokens: null, totalTokens: null, ...previous, ...Object.fromEntries(known) };
 }
 
 const byIndex = <T>(map: Map<number, T>): [number, T][] => [...map.entries()].sort(([a], [b]) => a - b);
@@ -164,10 +174,13 @@ function callsOf(fold: ChoiceFold): Pick<ArrivedChoice, 'toolCalls' | 'incomplet
     return { toolCalls: byIndex(fold.closed).map(([, call]) => call), incompleteToolCalls: byIndex(fold.cut).map(([, call]) => call) };
   }
   // Ungrouped: the fragments joined, read as groupToolCallsByIndex would (a function call's whole
-  // text parsed; at a `length` finish, a last call whose text is not whole kept apart as cut).
+  // text parsed; at a `length` finish, a last call that is not whole kept apart as cut: a function
+  // call whose text is not JSON, a custom call no `tool-call-end` closed).
   const fragments = byIndex(fold.fragments);
   const last = fragments[fragments.length - 1];
-  const cut = fold.finishReason === 'length' && last !== undefined && !isWholeJson(last[1].arguments) ? last : undefined;
+  const whole = ([index, call]: [number, ArrivedCall]): boolean =>
+    call.kind === 'custom' ? fold.ended.has(index) : isWholeJson(call.arguments);
+  const cut = fold.finishReason === 'length' && last !== undefined && !whole(last) ? last : undefined;
   return {
     toolCalls: (cut === undefined ? fragments : fragments.slice(0, -1)).map(([, call]) =>
       call.kind !== 'custom' && isWholeJson(call.arguments) ? { ...call, args: parsedJson(call.arguments) } : call,

@@ -4,7 +4,13 @@
 
 export type { TestReply, TestChoice, TestToolCall } from './TestReply.js';
 export type { ProviderStream } from './ProviderStream.js';
-// providerStream (and its options), from part A of the kit: the lead adds its export line here on merge.
+export { providerStream } from './writeProviderStream.js';
+export type { ProviderStreamOptions } from './writeProviderStream.js';
+export type { ProviderFormat } from './writers/wire.js';
+export type { Chunking } from './chunking.js';
+export type { Fault } from './faults.js';
+export type { FaultOutcome, TestPartial, TestPartialChoice, TestPartialCall } from './FaultOutcome.js';
+export { UnsupportedReplyError } from './UnsupportedReplyError.js';
 
 export { bodyStream, contentTypeOf } from './bodyStream.js';
 export type { BodyStreamOptions } from './bodyStream.js';

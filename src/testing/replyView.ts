@@ -77,9 +77,12 @@ function choiceOf(choice: ReplyChoice): ChoiceView {
   const calls: readonly ReplyCall[] = choice.toolCalls ?? [];
   const finishReason = choice.finishReason ?? (calls.length > 0 ? 'tool_calls' : 'stop');
   const last = calls[calls.length - 1];
-  // At a `length` finish the last call may have been cut: kept apart when its text is not whole.
+  // At a `length` finish the last call may have been cut: a function call is kept apart when its
+  // text is not whole JSON. A custom call's text is free-form: whole as the reply gives it.
   const cut =
-    finishReason === 'length' && last !== undefined && isRaw(last.arguments) && !isWholeJson(last.arguments.raw) ? last : undefined;
+    finishReason === 'length' && last !== undefined && last.kind !== 'custom' && isRaw(last.arguments) && !isWholeJson(last.arguments.raw)
+      ? last
+      : undefined;
   const whole = cut === undefined ? calls : calls.slice(0, -1);
   return {
     text: choice.text ?? '',

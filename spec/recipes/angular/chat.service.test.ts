@@ -1,8 +1,7 @@
 import { TestBed } from '@angular/core/testing';
 import { HttpEventType, provideHttpClient } from '@angular/common/http';
 import { HttpTestingController, provideHttpClientTesting } from '@angular/common/http/testing';
-import { bodyText, downloadProgress, type ProviderStream, type TestReply } from 'rxjs-llm-stream/testing';
-import { providerStream } from '../providerStream.standIn.js';
+import { bodyText, downloadProgress, providerStream, type ProviderStream, type TestReply } from 'rxjs-llm-stream/testing';
 import { ChatService, type ReplyView } from './chat.service.js';
 
 const reply: TestReply = { choices: [{ text: 'Sunny in Oslo today, 21 °C, with a light breeze from the west.' }] };

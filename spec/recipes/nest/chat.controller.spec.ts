@@ -3,8 +3,7 @@ import type { INestApplication, MessageEvent } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { firstValueFrom, from, lastValueFrom, map, toArray } from 'rxjs';
 import { assembleChunks, decodeUtf8, finalizeCompletion, fromResponse, sseFrames } from 'rxjs-llm-stream';
-import { expectCompletion, fakeFetch, type TestReply } from 'rxjs-llm-stream/testing';
-import { providerStream } from '../providerStream.standIn.js';
+import { expectCompletion, fakeFetch, providerStream, type TestReply } from 'rxjs-llm-stream/testing';
 import { ChatController, UPSTREAM } from './chat.controller.js';
 
 const reply: TestReply = {

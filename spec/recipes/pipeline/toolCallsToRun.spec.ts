@@ -1,7 +1,6 @@
 import { TestScheduler } from 'rxjs/testing';
 import { StreamIdleError } from 'rxjs-llm-stream';
-import { coldBytes, type TestReply } from 'rxjs-llm-stream/testing';
-import { providerStream } from '../providerStream.standIn.js';
+import { coldBytes, providerStream, type TestReply } from 'rxjs-llm-stream/testing';
 import { toolCallsToRun } from './toolCallsToRun.js';
 
 const reply: TestReply = {
