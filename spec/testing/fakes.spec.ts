@@ -124,7 +124,7 @@ describe('fakeResponse, read by fromResponse', () => {
   });
 
   it('sends the other headers a stream names beside its content type', () => {
-    const response = fakeResponse({ ...hello, headers: { 'X-Vercel-AI-UI-Message-Stream': 'v1' } } as typeof hello);
+    const response = fakeResponse({ ...hello, headers: { 'X-Vercel-AI-UI-Message-Stream': 'v1' } });
     expect(response.headers.get('x-vercel-ai-ui-message-stream')).toBe('v1');
     expect(response.headers.get('content-type')).toBe('text/event-stream');
   });

@@ -20,9 +20,8 @@ export interface FakeResponseOptions {
  * beside it when the stream names any (the AI SDK's `x-vercel-ai-ui-message-stream`).
  */
 export function headersOf(stream: ProviderStream): Record<string, string> {
-  const extra = (stream as ProviderStream & { readonly headers?: Readonly<Record<string, string>> }).headers;
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(extra ?? {})) headers[name.toLowerCase()] = value;
+  for (const [name, value] of Object.entries(stream.headers ?? {})) headers[name.toLowerCase()] = value;
   headers['content-type'] = stream.contentType;
   return headers;
 }

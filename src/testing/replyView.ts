@@ -42,13 +42,6 @@ export interface ReplyView {
   readonly choices: readonly ChoiceView[];
 }
 
-/**
- * A choice and a call with the parts a reply may name beyond the kit's first contract: read where
- * the reply has them (the contract types gain them), and compared only then.
- */
-type ReplyChoice = TestChoice & { readonly rawFinishReason?: string; readonly reasoningSignatures?: readonly string[] };
-type ReplyCall = TestToolCall & { readonly kind?: 'function' | 'custom' };
-
 /** True when `text` is whole JSON (or blank, which a call reads as `{}`): the library's test of a cut call. */
 export function isWholeJson(text: string): boolean {
   if (text.trim() === '') return true;
@@ -73,8 +66,8 @@ export function isRaw(value: CallView['arguments']): value is { readonly raw: st
 const idOf = (call: { readonly id?: string }): { id?: string } => (call.id === undefined ? {} : { id: call.id });
 
 /** A choice of the reply as the library promises to assemble it. */
-function choiceOf(choice: ReplyChoice): ChoiceView {
-  const calls: readonly ReplyCall[] = choice.toolCalls ?? [];
+function choiceOf(choice: TestChoice): ChoiceView {
+  const calls: readonly TestToolCall[] = choice.toolCalls ?? [];
   const finishReason = choice.finishReason ?? (calls.length > 0 ? 'tool_calls' : 'stop');
   const last = calls[calls.length - 1];
   // At a `length` finish the last call may have been cut: a function call is kept apart when its
