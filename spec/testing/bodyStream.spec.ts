@@ -76,3 +76,33 @@ describe('bodyText', () => {
     expect(bodyText(bodyStream([Uint8Array.of(0x61, 0xe2, 0x98)]))).toBe('a\ufffd');
   });
 });
+
+describe('bodyStream with a chunking', () => {
+  const body = 'data: {"text":"Grüß dich"}\n\ndata: [DONE]\n\n';
+
+  it('cuts the whole body anew, as providerStream cuts its own', () => {
+    expect(bodyStream(body, { chunking: { every: 10 } }).chunks.map((chunk) => chunk.length)).toEqual([10, 10, 10, 10, 4]);
+    expect(bodyStream(['data: ', '[DONE]\n\n'], { chunking: 'whole' }).chunks).toEqual([utf8('data: [DONE]\n\n')]);
+    expect(bodyText(bodyStream(body, { chunking: { random: 3, maxSize: 4 } }))).toBe(body);
+  });
+
+  it("cuts inside every multi-byte character with 'inside-characters'", () => {
+    const chunks = bodyStream(body, { chunking: 'inside-characters' }).chunks;
+    // ü is c3 bc, ß c3 9f: each cut between its bytes.
+    expect(chunks.map((chunk) => [chunk[0], chunk[chunk.length - 1]])).toEqual([
+      [0x64, 0xc3],
+      [0xbc, 0xc3],
+      [0x9f, 0x0a],
+    ]);
+    const decoder = new TextDecoder();
+    expect(chunks.map((chunk) => decoder.decode(chunk, { stream: true }))).toEqual([
+      'data: {"text":"Gr',
+      'ü',
+      'ß dich"}\n\ndata: [DONE]\n\n',
+    ]);
+  });
+
+  it('keeps an empty chunk it is given, when no chunking is asked for', () => {
+    expect(bodyStream(['data: a\n\n', '', 'data: [DONE]\n\n']).chunks.map((chunk) => chunk.length)).toEqual([9, 0, 14]);
+  });
+});

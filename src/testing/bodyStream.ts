@@ -1,4 +1,5 @@
 import type { DialectName } from '../dialects/registry.js';
+import { Chunking, cutBody } from './chunking.js';
 import type { ProviderStream } from './ProviderStream.js';
 
 /** How `bodyStream` labels the bytes it is given. */
@@ -11,6 +12,11 @@ export interface BodyStreamOptions {
   readonly status?: number;
   /** True: after the last chunk the body stays open and silent (a provider that hung). Default false. */
   readonly stalls?: boolean;
+  /**
+   * Cut the body again, as `providerStream` cuts its own (`'whole'`, `{ every: n }`, `{ random:
+   * seed }`, `'inside-characters'`); by default each element of `body` is one chunk.
+   */
+  readonly chunking?: Chunking;
 }
 
 /** The `content-type` servers of each format send with a streamed reply. */
@@ -23,8 +29,8 @@ export function contentTypeOf(dialect: Exclude<DialectName, 'auto'>): string {
 /**
  * A `ProviderStream` of bytes a test already has: a body written by hand, a recording, an error page.
  * Each element of `body` is one chunk, as the transport would deliver it (a string is its UTF-8
- * bytes); a single string or `Uint8Array` is one chunk. The kit's fakes and marble helpers serve it
- * as they serve the streams `providerStream` writes.
+ * bytes); a single string or `Uint8Array` is one chunk; `chunking` cuts the whole body anew. The
+ * kit's fakes and marble helpers serve it as they serve the streams `providerStream` writes.
  *
  * @example
  * ```ts
@@ -32,21 +38,25 @@ export function contentTypeOf(dialect: Exclude<DialectName, 'auto'>): string {
  *
  * const page = bodyStream('<html>Bad gateway</html>', { contentType: 'text/html', status: 502 });
  * const response = fakeResponse(page); // fromResponse(response) fails with a ProviderError (status 502)
+ *
+ * const recording = bodyStream(readFileSync('reply.sse'), { chunking: { random: 42 } }); // cut in 1 to 16 bytes
  * ```
  *
  * @param body The chunks, in order.
- * @param options `dialect`, `contentType`, `status`, `stalls`.
+ * @param options `dialect`, `contentType`, `status`, `stalls`, `chunking`.
  * @returns The stream, its chunks copied (the caller's arrays may change afterwards).
  */
 export function bodyStream(body: string | Uint8Array | readonly (string | Uint8Array)[], options: BodyStreamOptions = {}): ProviderStream {
   const encoder = new TextEncoder();
   const pieces = typeof body === 'string' || body instanceof Uint8Array ? [body] : body;
+  const bytes = pieces.map((piece) => (typeof piece === 'string' ? encoder.encode(piece) : piece));
   const dialect = options.dialect ?? 'openai-chat';
   return {
     dialect,
     contentType: options.contentType ?? contentTypeOf(dialect),
     status: options.status ?? 200,
-    chunks: pieces.map((piece) => (typeof piece === 'string' ? encoder.encode(piece) : piece.slice())),
+    // As given (an empty chunk included: transports deliver those too), unless cut anew.
+    chunks: options.chunking === undefined ? bytes.map((piece) => piece.slice()) : cutBody(bytes, options.chunking),
     stalls: options.stalls ?? false,
   };
 }

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { TestScheduler } from 'rxjs/testing';
 import { LlmStreamError, ProviderError, StreamClosedEarlyError, StreamIdleError } from '../../../src/errors';
 import { idleTimeout } from '../../../src/idleTimeout';
+import { coldBytes } from '../../../src/testing/coldBytes';
 import { Fault } from '../../../src/testing/faults';
 import { TestPartial } from '../../../src/testing/FaultOutcome';
 import { TestReply } from '../../../src/testing/TestReply';
@@ -10,7 +11,7 @@ import { providerStream } from '../../../src/testing/writeProviderStream';
 import { ProviderFormat } from '../../../src/testing/writers/wire';
 import { argumentsText, expectedCompletion } from './expected';
 import { FORMATS } from './formats';
-import { assemble, bodyOf, readmePipeline } from './pipeline';
+import { assemble, readmePipeline } from './pipeline';
 import { chunkings, replyFor } from './replies';
 
 /** Runs per property: seeded, so a failure names a seed that reproduces it; `FUZZ_RUNS` runs more. */
@@ -47,11 +48,11 @@ function hasCuttableCall(reply: TestReply, format: ProviderFormat): boolean {
   );
 }
 
-/** A stall's error, met in virtual time: the body goes silent, the idle timeout (5 s) fires. */
+/** A stall's error, met in virtual time: the body (one chunk a millisecond) goes silent, the idle timeout (5 s) fires. */
 function stallError(stream: ReturnType<typeof providerStream>): unknown {
   let caught: unknown;
   new TestScheduler((actual, expected) => expect(actual).toEqual(expected)).run(() => {
-    bodyOf(stream)
+    coldBytes(stream)
       .pipe(idleTimeout(5_000), readmePipeline(stream))
       .subscribe({ next: () => (caught = new Error('a stalled stream gave a completion')), error: (error: unknown) => (caught = error) });
   });
