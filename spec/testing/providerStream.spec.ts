@@ -212,6 +212,23 @@ describe('providerStream: faults', () => {
   });
 });
 
+describe('providerStream: a call the token limit cut', () => {
+  it.each(['openai-chat', 'openai-responses', 'anthropic', 'chat-events', 'bedrock-converse', 'bedrock-invoke', 'ai-sdk-ui'] as const)(
+    '%s: arguments that do not parse, then the finish length: the completion keeps the call apart as incomplete',
+    (format) => {
+      const reply = testReply({
+        text: 'Checking.',
+        toolCalls: [{ name: 'get_weather', arguments: { raw: '{"city":"Par' } }],
+        finishReason: 'length',
+      });
+      const completion = assemble(providerStream(reply, format)).values[0]!;
+      expect(completion.finishReason).toBe('length');
+      expect(completion.toolCalls).toEqual([]);
+      expect(completion.incompleteToolCalls).toEqual([{ index: 0, id: 'call_0', name: 'get_weather', arguments: '{"city":"Par' }]);
+    },
+  );
+});
+
 describe('testReply', () => {
   it('makes a one-choice reply from a text, or from a choice, with the rest beside it', () => {
     expect(testReply('Hello')).toEqual({ choices: [{ text: 'Hello' }] });
