@@ -1,5 +1,9 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import fc from 'fast-check';
+import { from } from 'rxjs';
+import { assembleChunks } from '../../src/assembleChunks';
+import { finalizeCompletion } from '../../src/finalizeCompletion';
+import { groupToolCallsByIndex } from '../../src/groupToolCallsByIndex';
 import { Chunking } from '../../src/testing/chunking';
 import { testReply } from '../../src/testing/singleChoiceReply';
 import { TestReply } from '../../src/testing/TestReply';
@@ -7,7 +11,8 @@ import { UnsupportedReplyError } from '../../src/testing/UnsupportedReplyError';
 import { providerStream } from '../../src/testing/writeProviderStream';
 import { ProviderFormat } from '../../src/testing/writers/wire';
 import { WEATHER, WEATHER_PLAIN, bodyText } from './dialects/examples';
-import { assemble } from './dialects/pipeline';
+import { assemble, framesFor } from './dialects/pipeline';
+import { collectSync } from '../support/collect';
 
 /**
  * `providerStream` across formats: the chunkings cut the same bytes where they say, the faults cut
@@ -56,6 +61,21 @@ describe('providerStream: what every stream is', () => {
     expect(stream.contentType).toMatch(/^(text\/event-stream|application\/x-ndjson|application\/vnd\.amazon\.eventstream)/);
     expect(stream.dialect).toBe(format === 'openai-completions' ? 'openai-chat' : format);
     expect(assemble(stream).values).toHaveLength(1);
+  });
+
+  it.each(FORMATS.filter((format) => format !== 'chat-events' && format !== 'ai-sdk-ui'))(
+    '%s: the auto dialect recognises it from its first frames, and reads the same completion',
+    (format) => {
+      const stream = providerStream(replyFor(format), format, { chunking: { random: 3 } });
+      const auto = collectSync(
+        from(stream.chunks).pipe(framesFor(stream.contentType), assembleChunks(), groupToolCallsByIndex(), finalizeCompletion()),
+      );
+      expect(auto.values).toEqual(assemble(stream).values);
+    },
+  );
+
+  it('sends headers beside the content type only where the provider does (the UI message stream)', () => {
+    expect(FORMATS.filter((format) => providerStream(replyFor(format), format).headers !== undefined)).toEqual(['ai-sdk-ui']);
   });
 
   it.each(FORMATS.filter((format) => providerStream(replyFor(format), format).contentType.startsWith('text/event-stream')))(
@@ -190,6 +210,23 @@ describe('providerStream: faults', () => {
     expect(() => providerStream(testReply('a'), 'openai-chat', { fault: 'reset' as never })).toThrow(TypeError);
     expect(() => providerStream(testReply('a'), 'cohere' as never)).toThrow(TypeError);
   });
+});
+
+describe('providerStream: a call the token limit cut', () => {
+  it.each(['openai-chat', 'openai-responses', 'anthropic', 'chat-events', 'bedrock-converse', 'bedrock-invoke', 'ai-sdk-ui'] as const)(
+    '%s: arguments that do not parse, then the finish length: the completion keeps the call apart as incomplete',
+    (format) => {
+      const reply = testReply({
+        text: 'Checking.',
+        toolCalls: [{ name: 'get_weather', arguments: { raw: '{"city":"Par' } }],
+        finishReason: 'length',
+      });
+      const completion = assemble(providerStream(reply, format)).values[0]!;
+      expect(completion.finishReason).toBe('length');
+      expect(completion.toolCalls).toEqual([]);
+      expect(completion.incompleteToolCalls).toEqual([{ index: 0, id: 'call_0', name: 'get_weather', arguments: '{"city":"Par' }]);
+    },
+  );
 });
 
 describe('testReply', () => {

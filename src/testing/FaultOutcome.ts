@@ -1,7 +1,16 @@
 import type { ClosedEarlyReason, ProviderReason } from '../errors.js';
 import type { FinishReason } from '../replyParts.js';
 
-/** A tool call as far as the stream carried it before a fault: its argument text so far. */
+/**
+ * A tool call as far as the stream carried it before a fault: its argument text so far.
+ *
+ * @example
+ * ```ts
+ * import type { TestPartialCall } from 'rxjs-llm-stream/testing';
+ *
+ * const cut: TestPartialCall = { index: 0, id: 'call_0', name: 'get_weather', arguments: '{"city":"Os' };
+ * ```
+ */
 export interface TestPartialCall {
   readonly index: number;
   readonly id: string | null;
@@ -10,7 +19,16 @@ export interface TestPartialCall {
   readonly arguments: string;
 }
 
-/** One choice as far as the stream carried it before a fault. */
+/**
+ * One choice as far as the stream carried it before a fault.
+ *
+ * @example
+ * ```ts
+ * import type { TestPartialChoice } from 'rxjs-llm-stream/testing';
+ *
+ * const soFar: TestPartialChoice = { index: 0, content: 'Let me', reasoning: null, toolCalls: [], finishReason: null };
+ * ```
+ */
 export interface TestPartialChoice {
   readonly index: number;
   readonly content: string | null;

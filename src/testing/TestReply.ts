@@ -5,7 +5,10 @@ import type { FinishReason, JsonValue, Usage } from '../replyParts.js';
  * text when the test needs text that is not JSON (a cut call, a custom tool's free-form input).
  */
 export interface TestToolCall {
-  /** The provider's call id; the kit makes one up (`call_0`, ...) when absent. */
+  /**
+   * The provider's call id; the kit makes one up (`call_0`, ...) when absent, except for Gemini, whose
+   * wire then carries none (the library names the call `<responseId>-call-<n>`).
+   */
   readonly id?: string;
   readonly name: string;
   readonly arguments: JsonValue | { readonly raw: string };

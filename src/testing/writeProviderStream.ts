@@ -6,7 +6,17 @@ import { frame } from './writers/framing.js';
 import { WRITERS } from './writers/registry.js';
 import type { ProviderFormat } from './writers/wire.js';
 
-/** How `providerStream` cuts the body, and what goes wrong with it. */
+/**
+ * How `providerStream` cuts the body, and what goes wrong with it.
+ *
+ * @example
+ * ```ts
+ * import { providerStream, type ProviderStreamOptions } from 'rxjs-llm-stream/testing';
+ *
+ * const options: ProviderStreamOptions = { chunking: { every: 5 }, fault: 'cut-before-end' };
+ * providerStream(reply, 'gemini', options);
+ * ```
+ */
 export interface ProviderStreamOptions {
   /** Where the body is cut into chunks: one per event by default (see {@link Chunking}). */
   readonly chunking?: Chunking;

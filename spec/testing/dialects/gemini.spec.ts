@@ -59,6 +59,15 @@ describe('gemini: the bytes', () => {
     expect(assemble(providerStream(named, 'gemini')).values[0]!.toolCalls[0]!.id).toBe('fc-1');
   });
 
+  it('cut inside the arguments of a call sent whole, even one whose name reads like them', () => {
+    const named = { choices: [{ toolCalls: [{ name: '{"city":"Paris"}', arguments: { city: 'Paris' } }] }], model: '{"city":"Paris"}' };
+    const body = bodyText(providerStream(named, 'gemini', { fault: 'cut-in-arguments' }).chunks);
+    const tail = body.slice(body.lastIndexOf('"args":') + '"args":'.length);
+    expect(tail.length).toBeGreaterThan(0);
+    expect('{"city":"Paris"}'.startsWith(tail)).toBe(true);
+    expect(tail).not.toBe('{"city":"Paris"}');
+  });
+
   it('read the same under strict', () => {
     expect(strictOutcome(reply, 'gemini').values).toEqual([expectedCompletion(reply, 'gemini')]);
   });

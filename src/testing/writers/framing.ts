@@ -45,10 +45,13 @@ function textFrame(event: WireEvent, framing: Exclude<Framing, 'aws'>): Frame {
   const lineBytes = encoder.encode(line).length;
   let inArguments: number | undefined;
   if (event.wholeArguments !== undefined) {
-    const at = line.indexOf(event.wholeArguments);
-    if (at < 0) throw new Error(`the arguments ${event.wholeArguments} are not in the event they were written in`);
-    const start = headBytes + encoder.encode(line.slice(0, at)).length;
-    inArguments = charBoundary(bytes, start + Math.floor(encoder.encode(event.wholeArguments).length / 2), start + 1);
+    // Found by its key as well: the same text may stand elsewhere in the line (a name, the model).
+    const { key, text } = event.wholeArguments;
+    const member = `${JSON.stringify(key)}:`;
+    const at = line.indexOf(member + text);
+    if (at < 0) throw new Error(`the arguments ${text} are not in the event they were written in`);
+    const start = headBytes + encoder.encode(line.slice(0, at + member.length)).length;
+    inArguments = charBoundary(bytes, start + Math.floor(encoder.encode(text).length / 2), start + 1);
   }
   return {
     bytes,

@@ -26,7 +26,7 @@ const RULES: FormatRules = {
 interface Part {
   readonly part: Record<string, unknown>;
   readonly carries: readonly Carried[];
-  readonly wholeArguments?: string;
+  readonly wholeArguments?: { readonly key: string; readonly text: string };
 }
 
 /**
@@ -114,7 +114,7 @@ function candidateParts(choice: WrittenChoice, responseId: string): Part[] {
         { kind: 'call', choice: c, index: call.index, id, name: call.name },
         { kind: 'arguments', choice: c, index: call.index, text, last: true },
       ],
-      wholeArguments: text,
+      wholeArguments: { key: 'args', text },
     });
   });
   const loose = choice.calls.length === 0 ? choice.signatures : others;

@@ -61,7 +61,7 @@ export const ollamaWriter: ProviderWriter = {
           { kind: 'call', choice: 0, index: call.index, id: call.id, name: call.name },
           { kind: 'arguments', choice: 0, index: call.index, text, last: true },
         ],
-        wholeArguments: text,
+        wholeArguments: { key: 'arguments', text },
       });
     }
     let counts: Record<string, number> = {};

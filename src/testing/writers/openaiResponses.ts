@@ -52,7 +52,11 @@ export const openaiResponsesWriter: ProviderWriter = {
     const output: unknown[] = [];
     if (choice.reasoning !== '' || choice.signatures.length > 0) output.push(writeReasoning(choice, output.length, push));
     if (choice.text !== '') output.push(writeMessage(choice, output.length, push));
-    for (const call of choice.calls) output.push(writeCall(call, output.length, push));
+    for (const call of choice.calls) {
+      // A last call the token limit cut (its arguments do not parse) finishes `incomplete`, as OpenAI marks it.
+      const cut = choice.finish === 'length' && call.index === choice.calls.length - 1 && !call.custom && !parses(call.text);
+      output.push(writeCall(call, output.length, push, cut));
+    }
 
     const finish: Carried[] = [{ kind: 'finish', choice: 0, reason: choice.finish }];
     const usage = reply.usage === undefined ? null : responsesUsage(reply.usage);
@@ -141,7 +145,7 @@ function writeMessage(choice: WrittenChoice, outputIndex: number, push: Push): u
   return item;
 }
 
-function writeCall(call: WrittenCall, outputIndex: number, push: Push): unknown {
+function writeCall(call: WrittenCall, outputIndex: number, push: Push, cut: boolean): unknown {
   const itemId = `${call.custom ? 'ctc' : 'fc'}_test_${call.index}`;
   const type = call.custom ? 'custom_tool_call' : 'function_call';
   const field = call.custom ? 'input' : 'arguments';
@@ -157,9 +161,19 @@ function writeCall(call: WrittenCall, outputIndex: number, push: Push): unknown 
     ]);
   });
   push(`${events}.done`, { item_id: itemId, output_index: outputIndex, [field]: call.text });
-  const done = { ...item, status: 'completed', [field]: call.text };
+  const done = { ...item, status: cut ? 'incomplete' : 'completed', [field]: call.text };
   push('response.output_item.done', { output_index: outputIndex, item: done });
   return done;
+}
+
+function parses(text: string): boolean {
+  if (text.trim() === '') return true;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The usage of the terminal event: `input_tokens`, `output_tokens`, `total_tokens` and their details. */

@@ -30,8 +30,11 @@ export interface WireEvent {
   readonly carries?: readonly Carried[];
   /** The event is the format's end signal, or comes after it: a cut before the end drops it. */
   readonly end?: true;
-  /** The text, inside `data`, of a call's arguments that this event carries whole (Gemini, Ollama). */
-  readonly wholeArguments?: string;
+  /**
+   * A call's arguments that this event carries whole (Gemini, Ollama): the member of `data` that
+   * holds them, its key and its value's JSON text.
+   */
+  readonly wholeArguments?: { readonly key: string; readonly text: string };
   /** This event's SSE line end, where a stream mixes them (the typed-event specification's own test does). */
   readonly lineEnd?: '\n' | '\r\n';
 }
@@ -39,7 +42,18 @@ export interface WireEvent {
 /** How events become bytes: SSE with LF or CRLF line ends, NDJSON, or AWS's binary event stream. */
 export type Framing = 'sse' | 'sse-crlf' | 'ndjson' | 'aws';
 
-/** The formats the kit writes: every dialect the library reads, and the legacy `/v1/completions` stream. */
+/**
+ * The formats the kit writes: every dialect the library reads (`DIALECTS`), and
+ * `openai-completions`, the legacy `/v1/completions` stream, which the `openai-chat` dialect reads.
+ *
+ * @example
+ * ```ts
+ * import { providerStream, type ProviderFormat } from 'rxjs-llm-stream/testing';
+ *
+ * const formats: ProviderFormat[] = ['openai-chat', 'anthropic', 'bedrock-converse'];
+ * const streams = formats.map((format) => providerStream(reply, format));
+ * ```
+ */
 export type ProviderFormat = Exclude<DialectName, 'auto'> | 'openai-completions';
 
 /** A format's writer: the events of a reply and of an error, and how they are framed. */
