@@ -12,7 +12,15 @@ const SRC = join(root, 'src');
 type Layer = 'types' | 'internal' | 'core' | 'dialects' | 'io' | 'operator' | 'fold' | 'cli' | 'testing' | 'relay' | 'index';
 
 /** The type modules: what every layer may name. */
-const TYPES = new Set(['errors.ts', 'events.ts', 'replyParts.ts', 'completion.ts', 'standardSchema.ts']);
+const TYPES = new Set([
+  'errors.ts',
+  'outputErrors.ts',
+  'events.ts',
+  'replyParts.ts',
+  'completion.ts',
+  'structuredOutput.ts',
+  'standardSchema.ts',
+]);
 
 function layerOf(file: string): Layer {
   const path = relative(SRC, file).split('\\').join('/');

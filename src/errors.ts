@@ -1,4 +1,5 @@
 import type { ToolCall } from './events.js';
+import type { StructuredOutputReason as OutputReason } from './outputErrors.js';
 import type { StandardSchemaV1Issue } from './standardSchema.js';
 
 /**
@@ -22,12 +23,11 @@ export interface StreamPosition {
  * - `no-blank-line`: the last event never got its blank line (`requireBlankLineAtEnd`);
  * - `no-end-signal`: the dialect's own end signal never came (`[DONE]`, `message_stop`, ...);
  * - `unfinished`: it came, but a choice never finished, a tool call stayed open, or messages were never finalized;
- * - `transport`: the connection failed or closed before the body's end (a reset, an abort);
- * - the relay's: `producer-lost` (the producer's heartbeat lapsed), `stopped` (on request), `store` (the store failed, lost it).
+ * - `transport`: the connection failed or closed before the body's end (a reset, an abort).
  */
 export type ClosedEarlyReason = (typeof CLOSED_EARLY_REASONS)[number];
 
-/** Every {@link ClosedEarlyReason}, for code that checks a reason read from elsewhere (a wire). */
+/** Every {@link ClosedEarlyReason}, for code that checks a reason from a wire; the last three are the relay's (docs/relay.md). */
 // prettier-ignore
 export const CLOSED_EARLY_REASONS = ['mid-character', 'mid-line', 'mid-message', 'no-blank-line', 'no-end-signal', 'unfinished',
   'transport', 'producer-lost', 'stopped', 'store'] as const;
@@ -80,13 +80,12 @@ export const PROVIDER_REASONS = ['in-stream', 'http-status', 'error-body'] as co
 
 /** Why a tool call was refused (`ToolArgumentsError.reason`): its arguments, or a tool nobody declared. */
 export type ToolArgumentsReason = (typeof TOOL_ARGUMENTS_REASONS)[number];
-
 /** Every {@link ToolArgumentsReason}. */
 export const TOOL_ARGUMENTS_REASONS = ['invalid-arguments', 'unknown-tool'] as const;
 
 /** Every `reason` of every error of this library: a string code to branch on, as messages are for people. */
 export type LlmStreamErrorReason =
-  ClosedEarlyReason | ProtocolReason | ProviderReason | ToolArgumentsReason | 'idle' | 'over-cap' | 'stalled';
+  ClosedEarlyReason | ProtocolReason | ProviderReason | ToolArgumentsReason | OutputReason | 'idle' | 'over-cap' | 'stalled';
 
 /** Options shared by every error of this library. */
 export interface LlmStreamErrorOptions<R extends LlmStreamErrorReason = LlmStreamErrorReason> {
@@ -228,6 +227,8 @@ const LIBRARY_ERROR_NAMES: ReadonlySet<string> = new Set([
   'ProviderError',
   'StreamIdleError',
   'ToolArgumentsError',
+  'StructuredOutputError',
+  'IncompleteOutputError',
   'SlowClientError',
 ]);
 
