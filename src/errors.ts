@@ -229,7 +229,6 @@ const LIBRARY_ERROR_NAMES: ReadonlySet<string> = new Set([
   'ToolArgumentsError',
   'StructuredOutputError',
   'IncompleteOutputError',
-  'SlowClientError',
 ]);
 
 /** Options of {@link ProviderError}. */

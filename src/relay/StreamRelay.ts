@@ -137,9 +137,13 @@ export class StreamRelay {
       this.store.state(streamId).then(
         (state) => {
           if (cancelled) return;
-          // The `end` entry writes no event in the ChatEvent format: a client that has the one before it has it all.
-          const seen = format.name === 'chat-events' ? position.entry + 1 : position.entry;
-          if (!state.stored || (state.ended && seen >= state.lastId)) {
+          // The `end` entry writes no event in the ChatEvent format: a client that has the one before it has it all. In the UI
+          // stream it writes several: only a client past all of them (`12`, not `12:1`) has it all.
+          const hasAll =
+            format.name === 'chat-events'
+              ? position.entry + 1 >= state.lastId
+              : position.entry >= state.lastId && position.chunk === undefined;
+          if (!state.stored || (state.ended && hasAll)) {
             response.writeHead?.(204, {});
             response.end();
             subscriber.next({ streamId, ended: 'no-content', lastEventId: options.lastEventId, merged: 0 });
