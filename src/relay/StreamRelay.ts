@@ -2,6 +2,7 @@ import { Observable, finalize } from 'rxjs';
 import { Demand } from '../core/Demand.js';
 import { RelayFormatName, relayFormat } from '../core/RelayFormat.js';
 import { parseStreamPosition } from '../core/streamEntries.js';
+import { isLlmStreamError } from '../errors.js';
 import { ChatEvent } from '../events.js';
 import { MemoryStreamStore } from './MemoryStreamStore.js';
 import { Producer } from './Producer.js';
@@ -105,16 +106,39 @@ export class StreamRelay {
         demand: producer.clientDemand,
         format: relayFormat(options.format),
       }).pipe(finalize(() => producer.detach()));
-      const subscription = sent.subscribe({
-        next: (report) => subscriber.next({ ...report, streamId }),
-        error: (error: unknown) => subscriber.error(error),
-        complete: () => subscriber.complete(),
-      });
+      let subscription: { unsubscribe(): void } | undefined;
+      let cancelled = false;
+      // The head (with x-stream-id) goes out once the store has the stream: a client that resumes
+      // with that id, on any instance, finds it.
       this.store.create(streamId).then(
-        () => producer.run(source),
-        (error: unknown) => producer.failCreate(error),
+        () => {
+          if (cancelled || response.destroyed === true) {
+            // The client left while the stream was being made: the reply goes on into the store, for it to resume.
+            producer.detach();
+            producer.run(source);
+            if (!cancelled) subscriber.next({ streamId, ended: 'client-closed', lastEventId: undefined, merged: 0 });
+            if (!cancelled) subscriber.complete();
+            return;
+          }
+          subscription = sent.subscribe({
+            next: (report) => subscriber.next({ ...report, streamId }),
+            error: (error: unknown) => subscriber.error(error),
+            complete: () => subscriber.complete(),
+          });
+          producer.run(source);
+        },
+        (error: unknown) => {
+          producer.failCreate(error);
+          if (cancelled) return;
+          response.writeHead?.(503, { 'content-type': 'text/plain' });
+          response.end('the stream store is unavailable\n');
+          subscriber.error(isLlmStreamError(error) ? error : storeFailure(streamId, error));
+        },
       );
-      return subscription;
+      return () => {
+        cancelled = true;
+        subscription?.unsubscribe();
+      };
     });
   }
 
