@@ -1,5 +1,6 @@
 import Redis from 'ioredis';
 import { createClient } from 'redis';
+import { createClient as createClientV4 } from 'redis4';
 import { lastValueFrom, toArray } from 'rxjs';
 import { StreamEntry } from '../../src/core/streamEntries';
 import { StreamClosedEarlyError } from '../../src/errors';
@@ -12,7 +13,7 @@ import { collect } from '../support/collect';
 import { RedisServer, startRedis } from '../support/redisServer';
 
 // One contract, three stores: in memory, and Redis Streams through each client a user may have
-// (ioredis, and redis v5 whose sendCommand is v4's too), against a real redis-server.
+// (ioredis, redis v5 and redis v4), against a real redis-server.
 
 jest.setTimeout(30_000);
 
@@ -46,10 +47,24 @@ const stores: ReadonlyArray<readonly [string, StoreMaker]> = [
     },
   ],
   [
-    'RedisStreamStore over redis',
+    'RedisStreamStore over redis v5',
     async (options) => {
       const client = await createClient({ url: redis.url }).connect();
       const blockingClient = await client.duplicate().connect();
+      closers.push(
+        () => client.quit(),
+        () => blockingClient.quit(),
+      );
+      return new RedisStreamStore({ ...FAST, ...options, client, blockingClient, prefix: `t${closers.length}:` });
+    },
+  ],
+  [
+    'RedisStreamStore over redis v4',
+    async (options) => {
+      const client = createClientV4({ url: redis.url });
+      await client.connect();
+      const blockingClient = client.duplicate();
+      await blockingClient.connect();
       closers.push(
         () => client.quit(),
         () => blockingClient.quit(),
