@@ -15,6 +15,7 @@ type Layer = 'types' | 'internal' | 'core' | 'dialects' | 'io' | 'operator' | 'f
 const TYPES = new Set([
   'errors.ts',
   'outputErrors.ts',
+  'isLlmStreamError.ts',
   'events.ts',
   'replyParts.ts',
   'completion.ts',

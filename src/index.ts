@@ -1,12 +1,5 @@
-export {
-  LlmStreamError,
-  StreamClosedEarlyError,
-  ProtocolError,
-  ProviderError,
-  StreamIdleError,
-  ToolArgumentsError,
-  isLlmStreamError,
-} from './errors.js';
+export { LlmStreamError, StreamClosedEarlyError, ProtocolError, ProviderError, StreamIdleError, ToolArgumentsError } from './errors.js';
+export { isLlmStreamError } from './isLlmStreamError.js';
 export type { StreamPosition, LlmStreamErrorOptions, ProviderErrorOptions, ToolArgumentsErrorOptions } from './errors.js';
 export { Demand } from './core/Demand.js';
 

@@ -2,7 +2,7 @@ import { Observable, finalize } from 'rxjs';
 import { Demand } from '../core/Demand.js';
 import { RelayFormatName, relayFormat } from '../core/RelayFormat.js';
 import { parseStreamPosition } from '../core/streamEntries.js';
-import { isLlmStreamError } from '../errors.js';
+import { isLlmStreamError } from '../isLlmStreamError.js';
 import { ChatEvent } from '../events.js';
 import { MemoryStreamStore } from './MemoryStreamStore.js';
 import { Producer } from './Producer.js';

@@ -1,7 +1,8 @@
 import { Observable } from 'rxjs';
 import { Demand } from '../core/Demand.js';
 import { StreamEntry } from '../core/streamEntries.js';
-import { StreamClosedEarlyError, isLlmStreamError } from '../errors.js';
+import { StreamClosedEarlyError } from '../errors.js';
+import { isLlmStreamError } from '../isLlmStreamError.js';
 import { StreamStore } from './StreamStore.js';
 import { lost } from './MemoryStreamStore.js';
 
