@@ -115,6 +115,11 @@ describe('decodeUtf8', () => {
     it('keeps a second BOM and a BOM that is not at the start', () => {
       expect(decode([bytes(0xef, 0xbb, 0xbf, 0xef, 0xbb, 0xbf, 0x61)]).values.join('')).toBe('\ufeffa');
       expect(decode([bytes(0x61, 0xef, 0xbb, 0xbf)]).values.join('')).toBe('a\ufeff');
+      // A chunk that starts with one after chunks decoded whole (they start and end with ASCII), in
+      // both fates of that chunk: ending with ASCII, and ending mid-character.
+      const ascii = bytes(...Array.from('data: 1234567890\n', (c) => c.charCodeAt(0)));
+      expect(decode([ascii, bytes(0xef, 0xbb, 0xbf, 0x61)]).values.join('')).toBe('data: 1234567890\n\ufeffa');
+      expect(decode([ascii, bytes(0xef, 0xbb, 0xbf, 0xc3), bytes(0xa9)]).values.join('')).toBe('data: 1234567890\n\ufeffé');
     });
 
     it('replaces invalid bytes with U+FFFD by default', () => {

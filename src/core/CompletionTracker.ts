@@ -55,6 +55,7 @@ export class CompletionTracker {
   private readonly calls = new CallAssembler();
   private readonly choices = new Map<number, ChoiceState>();
   private sortedChoices: ChoiceState[] | undefined = undefined;
+  private lastChoice: ChoiceState | undefined = undefined;
   private snapshots: readonly ChoiceSnapshot[] | undefined = undefined;
 
   /** Folds one event in. */
@@ -223,6 +224,9 @@ export class CompletionTracker {
   }
 
   private choice(index: number): ChoiceState {
+    // Nearly every event is for the choice of the one before: no map lookup for it.
+    const last = this.lastChoice;
+    if (last !== undefined && last.index === index) return last;
     let choice = this.choices.get(index);
     if (choice === undefined) {
       choice = new ChoiceState(index, this.calls.choice(index));
@@ -230,6 +234,7 @@ export class CompletionTracker {
       this.sortedChoices = undefined;
       this.snapshots = undefined;
     }
+    this.lastChoice = choice;
     return choice;
   }
 

@@ -1,4 +1,17 @@
-import { Hole, STRING_HOLE, Template, closingQuote, fill, fillInPlace, holesBetween, makeTemplate, numberEnd } from './jsonTemplate.js';
+import {
+  Hole,
+  STRING_HOLE,
+  Template,
+  closingQuote,
+  fill,
+  holesBetween,
+  makeTemplate,
+  numberEnd,
+  plainInteger,
+  writeHoles,
+  plainStringEnd,
+  plainStringValue,
+} from './jsonTemplate.js';
 
 /** Options of {@link JsonTemplateParser}. */
 export interface JsonTemplateParserOptions {
@@ -122,44 +135,74 @@ export class JsonTemplateParser {
     );
   }
 
-  /** The template's value with the holes of `text` filled in, or MISS when `text` does not fit it. */
+  /**
+   * The template's value with the holes of `text` filled in, or MISS when `text` does not fit it.
+   * Each literal is compared against the piece of the last text that matched (`recent`: the same
+   * characters, so the comparison is as exact), which is what lets it run as a `memcmp`.
+   */
   private match(template: Template, text: string): unknown {
-    const literals = template.literals;
+    const recent = template.recent;
     const kinds = template.kinds;
-    const first = literals[0]!;
-    const last = literals[kinds.length]!;
+    const holes = kinds.length;
+    const first = recent[0]!;
+    const last = recent[holes]!;
     // Most misses are another kind of chunk: they differ in the first few characters, or the last.
     // (`slice` and `===` compare a block at once: `startsWith` goes character by character, which
     // made the comparison cost as much as the parse it saves.)
-    if (text.slice(0, first.length) !== first || text.slice(text.length - last.length) !== last) return MISS;
+    const head = text.slice(0, first.length);
+    if (head !== first) return MISS;
+    if (holes === 0) return text.length === first.length ? template.root : MISS;
+    const tailStart = text.length - last.length;
+    if (tailStart <= first.length) return MISS;
+    const tail = text.slice(tailStart);
+    if (tail !== last) return MISS;
+    recent[0] = head;
+    recent[holes] = tail;
     const values = this.values;
     let position = first.length;
-    for (let h = 0; h < kinds.length; h++) {
+    for (let h = 0; h < holes; h++) {
       const start = position;
       let end: number;
       if (kinds[h] === STRING_HOLE) {
         if (text.charCodeAt(start) !== QUOTE) return MISS;
-        end = closingQuote(text, start + 1) + 1;
-        if (end === 0) return MISS;
+        end = plainStringEnd(text, start);
+        if (end > 0) values[h] = plainStringValue(text, start, end);
+        else {
+          end = closingQuote(text, start + 1) + 1;
+          if (end === 0 || !this.parseToken(text, start, end, h)) return MISS;
+        }
       } else {
         end = numberEnd(text, start);
         if (end === start) return MISS;
+        const integer = plainInteger(text, start, end);
+        if (integer >= 0) values[h] = integer;
+        else if (!this.parseToken(text, start, end, h)) return MISS;
       }
-      const literal = literals[h + 1]!;
-      if (text.slice(end, end + literal.length) !== literal) return MISS;
-      try {
-        // The token alone: a string's escapes and a number's form are checked exactly as in the whole text.
-        values[h] = JSON.parse(text.slice(start, end));
-      } catch {
-        return MISS;
+      if (h === holes - 1) {
+        // The last literal is the tail, compared above: the hole must end where it begins.
+        if (end !== tailStart) return MISS;
+        break;
       }
-      position = end + literal.length;
+      const literalLength = recent[h + 1]!.length;
+      const piece = text.slice(end, end + literalLength);
+      if (piece !== recent[h + 1]) return MISS;
+      recent[h + 1] = piece;
+      position = end + literalLength;
     }
-    if (position !== text.length) return MISS;
-    if (kinds.length === 0) return template.root;
     if (!this.reuse) return fill(template.steps, template.root, values);
-    fillInPlace(template.steps, template.root, values);
+    writeHoles(template, values);
     return template.root;
+  }
+
+  /** Parses the token `text[start, end)` into hole `h`; false when `JSON.parse` refuses it. */
+  private parseToken(text: string, start: number, end: number, h: number): boolean {
+    try {
+      // The token alone: a string's escapes and a number's form are checked exactly as in the whole text.
+      this.values[h] = JSON.parse(text.slice(start, end));
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   private learnFrom(text: string, value: object): void {

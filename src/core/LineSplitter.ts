@@ -79,13 +79,32 @@ export class LineSplitter {
     // both afresh on every line would rescan a long run of text that has only one kind.
     let nextCr = -2;
     let nextLf = -2;
+    const pending = this.pending;
     while (position < length) {
-      if (nextCr !== -1 && nextCr < position) nextCr = text.indexOf('\r', position);
-      if (nextLf !== -1 && nextLf < position) nextLf = text.indexOf('\n', position);
-      if (nextCr === -1 && nextLf === -1) break;
-      const lineEnd = nextCr === -1 ? nextLf : nextLf === -1 ? nextCr : Math.min(nextCr, nextLf);
-      const pending = this.pending;
-      this.checkLength(pending.length + lineEnd - position);
+      let lineEnd: number;
+      const first = text.charCodeAt(position);
+      if (first === LF || first === CR) {
+        // The line ends where it starts: the blank line after each server-sent event, found without
+        // a search; with nothing pending it is the empty line, with no slice either.
+        if (pending.length === 0) {
+          position++;
+          if (first === CR) {
+            if (position === length)
+              this.skipLeadingLineFeed = true; // CR ends the chunk: LF may follow
+            else if (text.charCodeAt(position) === LF) position++;
+          }
+          this.lineCount++;
+          this.onLine('');
+          continue;
+        }
+        lineEnd = position;
+      } else {
+        if (nextCr !== -1 && nextCr < position) nextCr = text.indexOf('\r', position);
+        if (nextLf !== -1 && nextLf < position) nextLf = text.indexOf('\n', position);
+        if (nextCr === -1 && nextLf === -1) break;
+        lineEnd = nextCr === -1 ? nextLf : nextLf === -1 ? nextCr : Math.min(nextCr, nextLf);
+      }
+      if (pending.length + lineEnd - position > this.maxLineLength) throw this.tooLong(this.lineCount + 1);
       let line = text.slice(position, lineEnd);
       if (pending.length > 0) {
         pending.append(line);

@@ -43,6 +43,10 @@ export interface SsePartial {
 export const DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024;
 
 const SPACE = 32;
+const COLON = 58;
+const LOWER_D = 100;
+const LOWER_A = 97;
+const LOWER_T = 116;
 
 /**
  * The pure core of `sseFrames`: text in, `SseFrame`s out, over any chunking, in time linear in the
@@ -136,13 +140,20 @@ export class SseParser {
       this.dispatch();
       return;
     }
-    const colon = line.indexOf(':');
-    if (colon === 0) return; // a comment (keep-alives such as ": OPENROUTER PROCESSING")
-    // Nearly every line of an LLM stream is `data: ...`: read it without slicing out the field name.
-    if (colon === 4 && line.startsWith('data')) {
+    // Nearly every line of an LLM stream is `data: ...`: read it without a search for the colon or
+    // slicing out the field name (five character reads cost less than either).
+    if (
+      line.charCodeAt(4) === COLON &&
+      line.charCodeAt(0) === LOWER_D &&
+      line.charCodeAt(1) === LOWER_A &&
+      line.charCodeAt(2) === LOWER_T &&
+      line.charCodeAt(3) === LOWER_A
+    ) {
       this.addData(line.slice(line.charCodeAt(5) === SPACE ? 6 : 5));
       return;
     }
+    const colon = line.indexOf(':');
+    if (colon === 0) return; // a comment (keep-alives such as ": OPENROUTER PROCESSING")
     let field: string;
     let value: string;
     if (colon === -1) {

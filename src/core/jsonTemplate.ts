@@ -29,11 +29,26 @@ export interface CopyStep {
 export interface Template {
   /** `literals.length === holes + 1`: the text is literals[0] hole literals[1] hole ... literals[n]. */
   readonly literals: readonly string[];
+  /**
+   * The literals as the text last read through the template held them: the same characters, cut
+   * from that text. V8 compares two strings of one representation (one byte per character, or two)
+   * with a `memcmp`, and strings of different ones character by character, several times slower;
+   * the decoder makes a chunk two-byte as soon as it holds one character past U+00FF (中, an emoji),
+   * and every line cut from it shares that representation. The next text mostly comes from the same
+   * chunk, or one like it: compared against these, its envelope costs a `memcmp`.
+   */
+  readonly recent: string[];
   readonly kinds: readonly HoleKind[];
   /** The value the template was learned from; a hit returns a copy of it with the holes filled in. */
   readonly root: object;
   readonly steps: readonly CopyStep[];
+  /** The object or array in `root` that holds each hole, and the hole's key in it: where `reuse` writes. */
+  readonly containers: readonly Container[];
+  readonly keys: readonly (string | number)[];
 }
+
+/** An object or array of a parsed value, written to by key. */
+export type Container = Record<string | number, unknown>;
 
 const MAX_HOLES = 8;
 /** Containers and values compared when looking for holes; bigger values are not templated. */
@@ -127,7 +142,16 @@ export function makeTemplate(value: object, holes: readonly Hole[]): Template | 
   literals.push(written.slice(from));
   // A marker found inside a literal would put a hole in the wrong place: markers must occur once each.
   if (countOccurrences(written, WRITTEN_MARKER) !== holes.length) return undefined;
-  return { literals, kinds: holes.map((hole) => hole.kind), root: value, steps };
+  const containers = holes.map((hole) => containerOf(value, hole.path));
+  const keys = holes.map((hole) => hole.path[hole.path.length - 1]!);
+  return { literals, recent: literals.slice(), kinds: holes.map((hole) => hole.kind), root: value, steps, containers, keys };
+}
+
+/** The container of the value at `path` in `root` (the path has at least one key: the root is an object). */
+function containerOf(root: object, path: readonly (string | number)[]): Container {
+  let container = root as Container;
+  for (let depth = 0; depth < path.length - 1; depth++) container = container[path[depth]!] as Container;
+  return container;
 }
 
 /** The containers to copy for `holes`, as a tree from the root: each copied once per text. */
@@ -164,14 +188,78 @@ export function fill(steps: readonly CopyStep[], source: object, values: readonl
   return copy;
 }
 
-/** Writes `values` at the holes of `target` itself. */
-export function fillInPlace(steps: readonly CopyStep[], target: object, values: readonly unknown[]): void {
-  const container = target as Record<string | number, unknown>;
-  for (let s = 0; s < steps.length; s++) {
-    const step = steps[s]!;
-    if (step.hole >= 0) container[step.key] = values[step.hole];
-    else fillInPlace(step.children, container[step.key] as object, values);
+/**
+ * Writes `values` at the holes of the template's own value, in the containers found when it was
+ * made. Written out hole by hole: each store then sees one object shape and one key (a store in a
+ * loop sees them all, and costs ten times as much).
+ */
+export function writeHoles(template: Template, values: readonly unknown[]): void {
+  const containers = template.containers;
+  const keys = template.keys;
+  const holes = containers.length;
+  if (holes > 0) containers[0]![keys[0]!] = values[0];
+  if (holes > 1) containers[1]![keys[1]!] = values[1];
+  if (holes > 2) containers[2]![keys[2]!] = values[2];
+  if (holes > 3) containers[3]![keys[3]!] = values[3];
+  for (let h = 4; h < holes; h++) containers[h]![keys[h]!] = values[h];
+}
+
+/**
+ * String values up to this long are read here, with no `JSON.parse`. They are cut as pieces of at
+ * most 12 characters, joined: V8 copies a `slice` that short (it makes a view into the parent string
+ * only from 13 characters on), so the value never keeps alive the chunk it was cut from, which a
+ * caller who keeps the events' text (`text += event.text`) would otherwise pay for with every chunk.
+ */
+const PLAIN_STRING = 36;
+const PIECE = 12;
+/**
+ * The characters of a string with no escape, up to its closing quote. Sticky: it matches exactly at
+ * `lastIndex`. One native scan finds the end and checks every character, where a loop of
+ * `charCodeAt` costs a few nanoseconds a character.
+ */
+const PLAIN_STRING_BODY = /[^"\\\u0000-\u001f]*"/y; // eslint-disable-line no-control-regex -- JSON forbids them raw in a string
+
+/**
+ * The end (after its closing quote) of the string token whose opening quote is at `start`, when it
+ * holds at most `PLAIN_STRING` characters, no escape and no control character; else -1 (the token
+ * is then read by `JSON.parse`, which also says whether it is JSON at all).
+ */
+export function plainStringEnd(text: string, start: number): number {
+  PLAIN_STRING_BODY.lastIndex = start + 1;
+  if (!PLAIN_STRING_BODY.test(text)) return -1;
+  const end = PLAIN_STRING_BODY.lastIndex;
+  return end - start - 2 <= PLAIN_STRING ? end : -1;
+}
+
+/** The value of the plain string token `text[start, end)` (see `plainStringEnd`), as a copy. */
+export function plainStringValue(text: string, start: number, end: number): string {
+  const from = start + 1;
+  const to = end - 1;
+  const length = to - from;
+  if (length <= PIECE) return text.slice(from, to);
+  if (length <= 2 * PIECE) {
+    const middle = from + (length >> 1);
+    return text.slice(from, middle) + text.slice(middle, to);
   }
+  const third = from + PIECE;
+  return text.slice(from, third) + text.slice(third, third + PIECE) + text.slice(third + PIECE, to);
+}
+
+/**
+ * The value of the number token `text[start, end)` when it is a plain integer of at most 15 digits
+ * (`0`, or no leading zero), which is exact in a double; otherwise -1 (the token is read by
+ * `JSON.parse`: a sign, a fraction, an exponent, a leading zero it must refuse).
+ */
+export function plainInteger(text: string, start: number, end: number): number {
+  const length = end - start;
+  if (length > 15 || (length > 1 && text.charCodeAt(start) === 48)) return -1;
+  let value = 0;
+  for (let i = start; i < end; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return -1;
+    value = value * 10 + digit;
+  }
+  return value;
 }
 
 /** The index of the quote that closes the string whose text starts at `from`, or -1. */

@@ -7,13 +7,10 @@ import { DialectFactory, dialectFactory } from './Dialect.js';
 import { OpenAiChatCallReader } from './openaiChatCalls.js';
 import { TokenLogprobList, readLegacyLogprobs, readTokenLogprobs } from './tokenLogprobs.js';
 import { ChatChoiceState, audioEvent, isAudioExpiryOnly, newSources } from './openaiChatParts.js';
-import { describeValue, hasError } from './payloadValues.js';
+import { describeValue, hasError, isIndex } from './payloadValues.js';
 import { readOpenAiUsage, readTimings, readPromptProgress } from './usage.js';
 
 const STRICT_FINISH_REASONS = new Set(['stop', 'tool_calls', 'length', 'function_call']);
-
-/** The `object` of the chunks this dialect reads: Chat's, and the legacy Completions endpoint's. */
-const KNOWN_OBJECTS = new Set(['chat.completion.chunk', 'text_completion']);
 
 /**
  * The OpenAI Chat Completions stream and its compatible servers (llama.cpp, vLLM, DeepSeek, Groq,
@@ -131,7 +128,13 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
   private readChoice(choice: unknown, position: number): void {
     if (!isJsonObject(choice)) throw this.protocolError(`choices[${position}] is not an object`);
     const rawIndex = choice['index'];
-    const index = rawIndex === undefined && !this.strict ? 0 : this.index(rawIndex, `choices[${position}].index`, 'a choice index');
+    // The path in the message is built only for the message: this runs for every chunk.
+    const index =
+      rawIndex === undefined && !this.strict
+        ? 0
+        : isIndex(rawIndex)
+          ? rawIndex
+          : this.index(rawIndex, `choices[${position}].index`, 'a choice index');
 
     const delta = choice['delta'];
     if (isJsonObject(delta)) this.readDelta(delta, index, position);
@@ -188,6 +191,8 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
   /** `delta.audio`: an `audio` event with the parts this piece had; notes a piece that is only the expiry. */
   private readAudio(delta: JsonObject, choice: number, where: string): void {
     const raw = delta['audio'];
+    // No audio here, nor ever before in any choice: nothing to note (and no lookup, on every delta).
+    if (raw === undefined && this.choiceStates.size === 0) return;
     const audio = raw === undefined ? undefined : this.object(raw, `${where}.audio`);
     const event = audio === undefined ? undefined : audioEvent(audio, choice);
     // Read on every delta, audio or not: only the last one of a choice says how its audio ended.
@@ -254,7 +259,9 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
  */
 function isForeign(chunk: JsonObject): boolean {
   const object = chunk['object'];
-  if (typeof object !== 'string' || KNOWN_OBJECTS.has(object)) return false;
+  // The `object` of the chunks this dialect reads: Chat's, and the legacy Completions endpoint's.
+  // (Compared, not looked up in a set: a set hashes the string, for every chunk.)
+  if (typeof object !== 'string' || object === 'chat.completion.chunk' || object === 'text_completion') return false;
   return !Array.isArray(chunk['choices']) && !isJsonObject(chunk['usage']);
 }
 

@@ -1,6 +1,6 @@
 import { isJsonObject, nonEmptyString } from '../internal/json.js';
 import { JsonDialectParser } from './JsonDialectParser.js';
-import { describeValue } from './payloadValues.js';
+import { describeValue, isIndex } from './payloadValues.js';
 
 /** The id given to a legacy `function_call`, which has none on the wire. */
 const LEGACY_FUNCTION_CALL_ID = 'function_call';
@@ -62,7 +62,7 @@ export abstract class OpenAiChatCallReader extends JsonDialectParser {
   }
 
   private readToolCall(entry: unknown, choice: number, position: number, k: number): void {
-    const fragment = this.fragment(entry, toolCallPath(position, k));
+    const fragment = this.fragment(entry, position, k);
     const calls = this.callsOf(choice);
     const index = this.callIndex(calls, choice, fragment, position, k);
     const { id, name, text } = fragment;
@@ -89,21 +89,26 @@ export abstract class OpenAiChatCallReader extends JsonDialectParser {
     }
   }
 
-  /** A fragment's index, id, name and text: `function.arguments`, or `custom.input` for a custom call. */
-  private fragment(entry: unknown, where: string): Fragment {
-    if (!isJsonObject(entry)) throw this.protocolError(`${where} is not an object`);
+  /**
+   * A fragment's index, id, name and text: `function.arguments`, or `custom.input` for a custom call.
+   * It is `choices[position].delta.tool_calls[k]`, a path built only for an error message: this runs
+   * for every fragment.
+   */
+  private fragment(entry: unknown, position: number, k: number): Fragment {
+    if (!isJsonObject(entry)) throw this.protocolError(`${toolCallPath(position, k)} is not an object`);
     const rawIndex = entry['index'];
     let providerIndex: number | undefined;
     if (rawIndex === undefined || rawIndex === null) {
-      if (this.strict) throw this.protocolError(`${where} has no index`, 'strict');
+      if (this.strict) throw this.protocolError(`${toolCallPath(position, k)} has no index`, 'strict');
     } else {
-      providerIndex = this.index(rawIndex, `${where}.index`, 'a tool-call index');
+      providerIndex = isIndex(rawIndex) ? rawIndex : this.index(rawIndex, `${toolCallPath(position, k)}.index`, 'a tool-call index');
     }
     const customBody = entry['custom'];
     const custom = entry['type'] === 'custom' || (customBody !== undefined && customBody !== null);
     const field = custom ? 'custom' : 'function';
     const body = entry[field];
-    if (body !== undefined && body !== null && !isJsonObject(body)) throw this.protocolError(`${where}.${field} is not an object`);
+    if (body !== undefined && body !== null && !isJsonObject(body))
+      throw this.protocolError(`${toolCallPath(position, k)}.${field} is not an object`);
     const id = nonEmptyString(entry['id']);
     const name = body ? nonEmptyString(body['name']) : undefined;
     const raw = body ? body[custom ? 'input' : 'arguments'] : undefined;
@@ -112,8 +117,9 @@ export abstract class OpenAiChatCallReader extends JsonDialectParser {
     else if (raw === undefined || raw === null) text = '';
     // Some servers send whole calls with the arguments as an object: serialize, never concatenate.
     // A custom call's input is text the model wrote: anything else would be text made up here.
-    else if (typeof raw === 'object' && !custom) text = this.serialize(raw, `${where}.function.arguments`);
-    else throw this.protocolError(`${where}.${custom ? 'custom.input' : 'function.arguments'} is ${describeValue(raw)}`);
+    else if (typeof raw === 'object' && !custom) text = this.serialize(raw, `${toolCallPath(position, k)}.function.arguments`);
+    else
+      throw this.protocolError(`${toolCallPath(position, k)}.${custom ? 'custom.input' : 'function.arguments'} is ${describeValue(raw)}`);
     return { providerIndex, id, name, text, custom };
   }
 
