@@ -95,7 +95,13 @@ describe.each([
     await allFrames(again);
     const { streamId } = await again.head;
     expect(await statusOf(resume(second.url, 'no-such-stream'))).toEqual({ status: 204, frames: 0 });
-    expect(await statusOf(resume(second.url, streamId!, whole[whole.length - 1]!.id))).toEqual({ status: 204, frames: 0 });
+    // The client may read the last event before the producer's end entry reaches Redis: B then answers
+    // 200 and ends with nothing more to send. Either way, not one event is sent twice.
+    const caughtUp = await statusOf(resume(second.url, streamId!, whole[whole.length - 1]!.id));
+    expect([
+      { status: 204, frames: 0 },
+      { status: 200, frames: 0 },
+    ]).toContainEqual(caughtUp);
     expect(await statusOf(resume(second.url, streamId!, '2'))).toEqual({ status: 200, frames: whole.length - 2 });
   });
 
