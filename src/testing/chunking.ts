@@ -1,3 +1,5 @@
+import { seededRandom } from '../internal/seededRandom.js';
+
 /**
  * How a stream's body is cut into the chunks a transport delivers (`providerStream(reply, format,
  * { chunking })`). The bytes are the same whichever is chosen; only where they are cut differs,
@@ -39,7 +41,7 @@ export function cutBody(pieces: readonly Uint8Array[], chunking: Chunking): Uint
   }
   if (typeof chunking === 'object' && chunking !== null && 'random' in chunking) {
     const maxSize = positiveInteger(chunking.maxSize ?? 16, 'chunking.maxSize');
-    const next = seeded(chunking.random);
+    const next = seededRandom(chunking.random);
     const cuts: number[] = [];
     for (let at = 1 + Math.floor(next() * maxSize); at < body.length; at += 1 + Math.floor(next() * maxSize)) cuts.push(at);
     return splitAt(body, cuts);
@@ -79,16 +81,4 @@ function positiveInteger(value: number, name: string): number {
   if (!Number.isSafeInteger(value) || value < 1)
     throw new RangeError(`providerStream: ${name} must be a whole number of bytes, 1 or more, got ${value}`);
   return value;
-}
-
-/** A small seeded generator of numbers in [0, 1) (mulberry32): reproducible cuts without a dependency. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

@@ -83,16 +83,19 @@ export const openaiChatWriter: ProviderWriter = {
     events.push({ data: '[DONE]', end: true });
     return events;
   },
-  error() {
-    const error = {
-      message: 'The server had an error processing your request. Sorry about that!',
-      type: 'server_error',
-      param: null,
-      code: null,
-    };
-    return [{ data: JSON.stringify({ error }) }, { data: '[DONE]', end: true }];
-  },
+  error: openaiErrorEvents,
 };
+
+/** OpenAI's error mid-stream, as its servers send one on both endpoints: an `error` payload, then `[DONE]`. */
+export function openaiErrorEvents(): readonly WireEvent[] {
+  const error = {
+    message: 'The server had an error processing your request. Sorry about that!',
+    type: 'server_error',
+    param: null,
+    code: null,
+  };
+  return [{ data: JSON.stringify({ error }) }, { data: '[DONE]', end: true }];
+}
 
 /** The fields every chunk repeats: before the choices, and after them (`usage: null` under `include_usage`). */
 export function chunkEnvelope(reply: TestReply, object = 'chat.completion.chunk', id = 'chatcmpl-test') {

@@ -1,5 +1,5 @@
 import { FormatRules, readChoices } from './readReply.js';
-import { chatUsage, chunkEnvelope } from './openaiChat.js';
+import { chatUsage, chunkEnvelope, openaiErrorEvents } from './openaiChat.js';
 import { ProviderWriter, WireEvent, textPieces } from './wire.js';
 
 const RULES: FormatRules = {
@@ -56,13 +56,5 @@ export const openaiCompletionsWriter: ProviderWriter = {
     events.push({ data: '[DONE]', end: true });
     return events;
   },
-  error() {
-    const error = {
-      message: 'The server had an error processing your request. Sorry about that!',
-      type: 'server_error',
-      param: null,
-      code: null,
-    };
-    return [{ data: JSON.stringify({ error }) }, { data: '[DONE]', end: true }];
-  },
+  error: openaiErrorEvents,
 };
