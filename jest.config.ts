@@ -22,7 +22,12 @@ const config: Config = {
     ],
   },
   // Sources import with `.js` extensions (required by the ESM build); Jest resolves the `.ts` file.
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  // The recipes (spec/recipes/) import the package by its name, as its users do: from the sources.
+  moduleNameMapper: {
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+    '^rxjs-llm-stream$': '<rootDir>/src/index.ts',
+    '^rxjs-llm-stream/testing$': '<rootDir>/src/testing/index.ts',
+  },
 };
 
 export default config;

@@ -9,10 +9,19 @@ import { root } from './support/build';
 const SRC = join(root, 'src');
 
 /** What a file under src/ is, by where it sits. */
-type Layer = 'types' | 'internal' | 'core' | 'dialects' | 'io' | 'operator' | 'fold' | 'cli' | 'testing' | 'index';
+type Layer = 'types' | 'internal' | 'core' | 'dialects' | 'io' | 'operator' | 'fold' | 'cli' | 'testing' | 'relay' | 'index';
 
 /** The type modules: what every layer may name. */
-const TYPES = new Set(['errors.ts', 'events.ts', 'replyParts.ts', 'completion.ts', 'standardSchema.ts']);
+const TYPES = new Set([
+  'errors.ts',
+  'outputErrors.ts',
+  'isLlmStreamError.ts',
+  'events.ts',
+  'replyParts.ts',
+  'completion.ts',
+  'structuredOutput.ts',
+  'standardSchema.ts',
+]);
 
 function layerOf(file: string): Layer {
   const path = relative(SRC, file).split('\\').join('/');
@@ -21,7 +30,15 @@ function layerOf(file: string): Layer {
   // The one fold behind finalizeCompletion and scanCompletion: shared internals, as RxJS's scanInternals.
   if (path === 'foldCompletion.ts') return 'fold';
   const folder = path.includes('/') ? path.slice(0, path.indexOf('/')) : '';
-  if (folder === 'internal' || folder === 'core' || folder === 'dialects' || folder === 'io' || folder === 'cli' || folder === 'testing')
+  if (
+    folder === 'internal' ||
+    folder === 'core' ||
+    folder === 'dialects' ||
+    folder === 'io' ||
+    folder === 'cli' ||
+    folder === 'testing' ||
+    folder === 'relay'
+  )
     return folder;
   return 'operator';
 }
@@ -39,6 +56,9 @@ const ALLOWED: Readonly<Record<Layer, { readonly layers: ReadonlySet<Layer>; rea
   cli: { layers: new Set(['cli', 'operator', 'fold', 'io', 'dialects', 'core', 'internal', 'types']), rxjs: true },
   // The test kit (`rxjs-llm-stream/testing`): its own entry point, built on everything the package exports.
   testing: { layers: new Set(['testing', 'operator', 'fold', 'io', 'dialects', 'core', 'internal', 'types']), rxjs: true },
+  // The relay (`rxjs-llm-stream/relay`): its own entry point for Node servers, over the operators, sources and cores; the
+  // main entry never imports it, so none of it reaches a browser bundle.
+  relay: { layers: new Set(['relay', 'operator', 'fold', 'io', 'dialects', 'core', 'internal', 'types']), rxjs: true },
   index: { layers: new Set(['operator', 'fold', 'io', 'dialects', 'core', 'internal', 'types']), rxjs: false },
 };
 
@@ -123,6 +143,8 @@ describe('the layers of src/', () => {
     expect(check(fake('internal/fake.ts', "import { CompletionTracker } from '../core/CompletionTracker.js';"))).toEqual(['core']);
     expect(check(fake('fakeOperator.ts', "import { estimateTokenUsage } from './finalizeCompletion.js';"))).toEqual(['operator']);
     expect(check(fake('dialects/fake.ts', "export { y } from '../io/fromResponse.js';"))).toEqual(['io']);
+    expect(check(fake('index.ts', "export { StreamRelay } from './relay/StreamRelay.js';"))).toEqual(['relay']);
+    expect(check(fake('core/Fake.ts', "import { sendSse } from '../relay/sendSse.js';"))).toEqual(['relay']);
   });
 });
 

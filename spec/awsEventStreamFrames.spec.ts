@@ -9,6 +9,8 @@ import {
   type SseFrame,
 } from '../src/index';
 import { concat, converseStream, eventMessage } from './support/awsEventStream';
+import { bodyStream } from '../src/testing/bodyStream';
+import { fakeResponse } from '../src/testing/fakeResponse';
 
 // Messages written by @smithy/eventstream-codec; ConverseStream's events as
 // https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ConverseStreamOutput.html documents them.
@@ -50,10 +52,8 @@ describe('awsEventStreamFrames', () => {
       ['contentBlockStop', { contentBlockIndex: 0 }],
       ['messageStop', { stopReason: 'end_turn' }],
     ]);
-    const response = new Response(new Blob([Uint8Array.from(bytes)]), {
-      status: 200,
-      headers: { 'content-type': 'application/vnd.amazon.eventstream' },
-    });
+    const response = fakeResponse(bodyStream(Uint8Array.from(bytes), { dialect: 'bedrock-converse' }));
+    expect(response.headers.get('content-type')).toBe('application/vnd.amazon.eventstream');
     const completions = await firstValueFrom(
       fromResponse(response).pipe(awsEventStreamFrames(), assembleChunks(), finalizeCompletion(), toArray()),
     );

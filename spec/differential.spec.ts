@@ -11,6 +11,8 @@ import { sseFrames } from '../src/sseFrames';
 import { splitAt, utf8 } from './support/chunking';
 import { Outcome, runSync } from './support/collect';
 import { openaiSdk } from './support/openaiSdk';
+import { bodyStream } from '../src/testing/bodyStream';
+import { fakeResponse } from '../src/testing/fakeResponse';
 
 const { ChatCompletionStream, Stream } = openaiSdk;
 
@@ -32,13 +34,7 @@ if (FUZZ_RUNS > 0) jest.setTimeout(3_600_000);
 
 /** The SDK's final completion for these bytes, delivered in these pieces. */
 async function sdkCompletion(pieces: readonly Uint8Array[]): Promise<ChatCompletion> {
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      for (const piece of pieces) controller.enqueue(piece);
-      controller.close();
-    },
-  });
-  const chunks = Stream.fromSSEResponse(new Response(body), new AbortController());
+  const chunks = Stream.fromSSEResponse(fakeResponse(bodyStream(pieces)), new AbortController());
   return ChatCompletionStream.fromReadableStream(chunks.toReadableStream()).finalChatCompletion();
 }
 

@@ -31,6 +31,8 @@ declare function showDraft(index: number, name: string | null, preview: unknown)
 declare function showError(message: string, soFar: string | null): void;
 declare function askModelToRetry(call: import('rxjs-llm-stream').ToolCall, issues: ReadonlyArray<{ readonly message: string }>): void;
 declare const stopButton: HTMLButtonElement;
+/** The reader's test runner (Jest, Vitest), in the examples of the test kit. */
+declare const expect: { (actual: unknown): { toEqual(expected: unknown): void }; objectContaining(sample: object): unknown };
 `;
 
 interface Block {
@@ -98,7 +100,11 @@ function typeCheck(all: readonly Block[]): Map<string, string[]> {
     emitDecoratorMetadata: true,
     skipLibCheck: true,
     noEmit: true,
-    paths: { 'rxjs-llm-stream': [join(root, 'src', 'index.ts')] },
+    paths: {
+      'rxjs-llm-stream': [join(root, 'src', 'index.ts')],
+      'rxjs-llm-stream/testing': [join(root, 'src', 'testing', 'index.ts')],
+      'rxjs-llm-stream/relay': [join(root, 'src', 'relay', 'index.ts')],
+    },
   };
   const host = ts.createCompilerHost(options);
   const readFile = host.readFile.bind(host);
@@ -150,5 +156,70 @@ describe('the code in the README and docs/', () => {
     ]);
     expect(faulty.get('implicit-any')!.join('\n')).toContain("Parameter 'args' implicitly has an 'any' type");
     expect(faulty.get('undeclared')!.join('\n')).toContain("Cannot find name 'lastId'");
+  });
+});
+
+// A recipe in the docs is a spec of this repository: its block, fenced as ```ts <path>, is that
+// file word for word (the spec runs; the block is what it runs), and every file under spec/recipes/
+// is shown, but the runner that runs the Angular recipe in a process of its own.
+
+/** A block fenced with the path of the file it shows. */
+interface RecipeBlock extends Block {
+  readonly file: string;
+}
+
+const RECIPES = join(root, 'spec', 'recipes');
+const RECIPE_RUNNERS = new Set(['angular.spec.ts']);
+
+function recipeBlocksOf(file: string): RecipeBlock[] {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const found: RecipeBlock[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const fence = /^```ts (\S+)\s*$/.exec(lines[i]!);
+    if (fence === null) continue;
+    let end = i + 1;
+    while (end < lines.length && !lines[end]!.startsWith('```')) end++;
+    found.push({ where: `${relative(root, file)}:${i + 2}`, file: fence[1]!, code: lines.slice(i + 1, end).join('\n') });
+    i = end;
+  }
+  return found;
+}
+
+/** Where a block and its file part: the first line that differs, or `undefined` when they are the same. */
+function recipeDifference(block: RecipeBlock): string | undefined {
+  const path = join(root, block.file);
+  if (!existsSync(path)) return `${block.file} does not exist`;
+  const shown = block.code.split('\n');
+  const written = readFileSync(path, 'utf8').replace(/\n$/, '').split('\n');
+  const line = shown.findIndex((text, i) => text !== written[i]);
+  if (line >= 0) return `line ${line + 1}: the block has ${JSON.stringify(shown[line])}, the file ${JSON.stringify(written[line] ?? null)}`;
+  return shown.length === written.length ? undefined : `the file goes on after line ${shown.length}`;
+}
+
+describe('the recipes in docs/', () => {
+  const recipeBlocks = markdownFiles().flatMap(recipeBlocksOf);
+  const recipeFiles = readdirSync(RECIPES, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && !RECIPE_RUNNERS.has(entry.name))
+    .map((entry) => relative(root, join(entry.parentPath, entry.name)));
+
+  it('shows the three recipes, their code and their tests', () => {
+    expect(recipeFiles.length).toBeGreaterThanOrEqual(6);
+    expect(recipeBlocks.map((block) => block.file).sort()).toEqual([...recipeFiles].sort());
+  });
+
+  it.each(recipeBlocks.map((block) => [block.where, block.file, block] as const))('%s is %s, word for word', (_where, _file, block) => {
+    expect(recipeDifference(block)).toBeUndefined();
+  });
+
+  it('catches a block that is not its file: a changed line, a missing end, a file that is not there', () => {
+    const file = 'spec/recipes/pipeline/toolCallsToRun.ts';
+    const whole = readFileSync(join(root, file), 'utf8').replace(/\n$/, '');
+    const lines = whole.split('\n');
+    expect(recipeDifference({ where: 'test', file, code: whole })).toBeUndefined();
+    expect(recipeDifference({ where: 'test', file, code: whole.replace('30_000', '3_000') })).toMatch(/^line \d+: the block has ".*3_000/);
+    expect(recipeDifference({ where: 'test', file, code: lines.slice(0, -1).join('\n') })).toBe(
+      `the file goes on after line ${lines.length - 1}`,
+    );
+    expect(recipeDifference({ where: 'test', file: 'spec/recipes/gone.ts', code: '' })).toBe('spec/recipes/gone.ts does not exist');
   });
 });

@@ -1,13 +1,6 @@
 import { of, throwError, concat } from 'rxjs';
-import {
-  LlmStreamError,
-  ProtocolError,
-  ProviderError,
-  StreamClosedEarlyError,
-  StreamIdleError,
-  ToolArgumentsError,
-  isLlmStreamError,
-} from '../src/errors';
+import { LlmStreamError, ProtocolError, ProviderError, StreamClosedEarlyError, StreamIdleError, ToolArgumentsError } from '../src/errors';
+import { isLlmStreamError } from '../src/isLlmStreamError';
 import { ChatEvent } from '../src/events';
 import { finalizeCompletion } from '../src/finalizeCompletion';
 import { isCompletionSnapshot } from '../src/core/isCompletionSnapshot';
@@ -130,5 +123,31 @@ describe('streamErrorData and errorFromStreamErrorData', () => {
     }
     expect(isLlmStreamError(errorFromStreamErrorData({ name: 'ToolArgumentsError', message: 'x' }))).toBe(true);
     expect(errorFromStreamErrorData({ name: 'ToolArgumentsError', message: 'x' })).toBeInstanceOf(ProtocolError);
+  });
+});
+
+describe('isLlmStreamError across realms', () => {
+  // An error of another copy of the package (an iframe, a second install) fails `instanceof`: the
+  // check goes by its name and its `partial`, for every concrete class, the relay's included.
+  const NAMES = [
+    'StreamClosedEarlyError',
+    'ProtocolError',
+    'ProviderError',
+    'StreamIdleError',
+    'ToolArgumentsError',
+    'StructuredOutputError',
+    'IncompleteOutputError',
+    'SlowClientError',
+  ];
+
+  it.each(NAMES)('knows a %s from elsewhere by its name and partial', (name) => {
+    const foreign = Object.assign(new Error('from another realm'), { name, partial: undefined });
+    expect(foreign instanceof LlmStreamError).toBe(false);
+    expect(isLlmStreamError(foreign)).toBe(true);
+  });
+
+  it('refuses an error with another name, or without a partial', () => {
+    expect(isLlmStreamError(Object.assign(new Error('x'), { name: 'TypeError', partial: undefined }))).toBe(false);
+    expect(isLlmStreamError(Object.assign(new Error('x'), { name: 'SlowClientError' }))).toBe(false);
   });
 });

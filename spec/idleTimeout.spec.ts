@@ -3,12 +3,14 @@ import { TestScheduler } from 'rxjs/testing';
 import { assembleChunks } from '../src/assembleChunks';
 import { SseFrame } from '../src/core/SseParser';
 import { decodeUtf8 } from '../src/decodeUtf8';
-import { LlmStreamError, StreamIdleError, isLlmStreamError } from '../src/errors';
+import { LlmStreamError, StreamIdleError } from '../src/errors';
+import { isLlmStreamError } from '../src/isLlmStreamError';
 import { finalizeCompletion } from '../src/finalizeCompletion';
 import { groupToolCallsByIndex } from '../src/groupToolCallsByIndex';
 import { idleTimeout } from '../src/idleTimeout';
 import { sseFrames } from '../src/sseFrames';
-import { utf8 } from './support/chunking';
+import { bodyStream } from '../src/testing/bodyStream';
+import { coldBytes } from '../src/testing/coldBytes';
 import { runSync } from './support/collect';
 
 const message = (data: string): SseFrame => ({ event: 'message', data, id: '' });
@@ -114,16 +116,13 @@ describe('idleTimeout', () => {
   });
 
   describe('through decodeUtf8 and sseFrames', () => {
-    const values = {
-      a: utf8('data: {"n":1}\n\n'),
-      p: utf8(': keep-alive\n\n'),
-      b: utf8('data: {"n":2}\n\n'),
-    };
+    // An event, two keep-alive comments, another event: each letter of the marbles below the next chunk.
+    const pinging = bodyStream(['data: {"n":1}\n\n', ': keep-alive\n\n', ': keep-alive\n\n', 'data: {"n":2}\n\n']);
 
     it('a keep-alive comment resets it: placed on the text, pings count as signs of life', () => {
-      testScheduler.run(({ cold, expectObservable }) => {
+      testScheduler.run(({ expectObservable }) => {
         // Sixty seconds between the two events, a ping every twenty: never thirty seconds of silence.
-        const source = cold('a 20s p 20s p 20s b|', values);
+        const source = coldBytes(pinging, 'a 20s p 20s p 20s b|');
         const expected = '   x 20s - 20s - 20s y|';
         expectObservable(source.pipe(decodeUtf8(), idleTimeout(30_000), sseFrames())).toBe(expected, {
           x: message('{"n":1}'),
@@ -133,8 +132,8 @@ describe('idleTimeout', () => {
     });
 
     it('after sseFrames the same pings are invisible, so the stream times out (why it goes on the text)', () => {
-      testScheduler.run(({ cold, expectObservable }) => {
-        const source = cold('a 20s p 20s p 20s b|', values);
+      testScheduler.run(({ expectObservable }) => {
+        const source = coldBytes(pinging, 'a 20s p 20s p 20s b|');
         const expected = '   x 29999ms #';
         const error = new StreamIdleError('the stream was idle for 30000 ms after 1 value');
         expectObservable(source.pipe(decodeUtf8(), sseFrames(), idleTimeout(30_000))).toBe(expected, { x: message('{"n":1}') }, error);
@@ -142,11 +141,11 @@ describe('idleTimeout', () => {
     });
 
     it('a stream that stalls forever ends in StreamIdleError, with what arrived as the partial', () => {
-      testScheduler.run(({ cold, flush }) => {
+      testScheduler.run(({ flush }) => {
         const chunk = (delta: object): string =>
           `data: ${JSON.stringify({ id: 'c1', model: 'm', choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`;
         // Two chunks arrive, then the connection stays open and silent: `-` forever, no `|`.
-        const source = cold('a 5s b-', { a: utf8(chunk({ content: 'Hel' })), b: utf8(chunk({ content: 'lo' })) });
+        const source = coldBytes(bodyStream([chunk({ content: 'Hel' }), chunk({ content: 'lo' })], { stalls: true }), 'a 5s b-');
         let outcome: { at: number; error: unknown } | undefined;
         let values = 0;
         source

@@ -124,6 +124,9 @@ describe('the packed package', () => {
       'marbles/dialects/llamacpp-chat.sse',
       'marbles/openai/truncated-in-arguments.sse',
       'package.json',
+      // The relay's and the test kit's entries for resolvers that read no exports map (TypeScript's node10, old bundlers).
+      'relay/package.json',
+      'testing/package.json',
     ]);
     expect(files).toEqual(
       expect.arrayContaining([
@@ -132,6 +135,14 @@ describe('the packed package', () => {
         'dist/esm/index.js',
         'dist/esm/index.d.ts',
         'dist/cjs/cli/main.js',
+        'dist/cjs/testing/index.js',
+        'dist/cjs/testing/index.d.ts',
+        'dist/esm/testing/index.js',
+        'dist/esm/testing/index.d.ts',
+        'dist/cjs/relay/index.js',
+        'dist/cjs/relay/index.d.ts',
+        'dist/esm/relay/index.js',
+        'dist/esm/relay/index.d.ts',
       ]),
     );
     // The CLI runs as CommonJS only, and no entry point exports it: no ES build, no type files.
@@ -163,11 +174,19 @@ describe('the packed package', () => {
       analysis: { entrypoints: Record<string, { resolutions: Record<string, { resolution?: { fileName: string } }> }> };
     };
     expect(Object.keys(report.problems)).toEqual([]);
-    const resolved = (kind: string): string | undefined => report.analysis.entrypoints['.']?.resolutions[kind]?.resolution?.fileName;
-    expect(resolved('node10')).toMatch(/\/dist\/cjs\/index\.d\.ts$/);
-    expect(resolved('node16-cjs')).toMatch(/\/dist\/cjs\/index\.d\.ts$/);
-    expect(resolved('node16-esm')).toMatch(/\/dist\/esm\/index\.d\.ts$/);
-    expect(resolved('bundler')).toMatch(/\/dist\/esm\/index\.d\.ts$/);
+    // The main entry, the test kit's and the relay's, each to its own build's types.
+    for (const [entry, folder] of [
+      ['.', 'dist'],
+      ['./testing', 'dist/testing'],
+      ['./relay', 'dist/relay'],
+    ] as const) {
+      const resolved = (kind: string): string | undefined => report.analysis.entrypoints[entry]?.resolutions[kind]?.resolution?.fileName;
+      const [cjs, esm] = ['cjs', 'esm'].map((format) => new RegExp(`/${folder.replace('dist', `dist/${format}`)}/index\\.d\\.ts$`));
+      expect({ entry, node10: resolved('node10') }).toEqual({ entry, node10: expect.stringMatching(cjs!) });
+      expect({ entry, node16cjs: resolved('node16-cjs') }).toEqual({ entry, node16cjs: expect.stringMatching(cjs!) });
+      expect({ entry, node16esm: resolved('node16-esm') }).toEqual({ entry, node16esm: expect.stringMatching(esm!) });
+      expect({ entry, bundler: resolved('bundler') }).toEqual({ entry, bundler: expect.stringMatching(esm!) });
+    }
     expect(checked.code).toBe(0);
   });
 });
@@ -265,6 +284,132 @@ describe('the installed package', () => {
       text: 'hé',
       file: expect.stringMatching(/node_modules\/rxjs-llm-stream\/dist\/esm\/index\.js$/),
     });
+  });
+
+  it('loads rxjs-llm-stream/testing through require() and import(), each its own build; the main entry loads none of it', async () => {
+    // The kit serves a body through a fake Response, read back by the package's own fromResponse.
+    const serve =
+      `lastValueFrom(m.fromResponse(kit.fakeResponse(kit.bodyStream(['data: [DO', 'NE]\\n\\n']))).pipe(m.decodeUtf8(), toArray()))` +
+      `.then((t) => console.log(JSON.stringify({ text: t.join(''), file, kitLoadedByMain })))`;
+    const required = await run(
+      process.execPath,
+      [
+        '-e',
+        `const m = require('rxjs-llm-stream'); const kitLoadedByMain = Object.keys(require.cache).some((f) => f.includes('testing'));` +
+          ` const kit = require('rxjs-llm-stream/testing'); const { lastValueFrom, toArray } = require('rxjs');` +
+          ` const file = require.resolve('rxjs-llm-stream/testing'); ${serve}`,
+      ],
+      plain,
+    );
+    const imported = await run(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const m = await import('rxjs-llm-stream'); const kit = await import('rxjs-llm-stream/testing');` +
+          ` const { lastValueFrom, toArray } = await import('rxjs'); const kitLoadedByMain = false;` +
+          ` const file = import.meta.resolve('rxjs-llm-stream/testing'); ${serve}`,
+      ],
+      plain,
+    );
+    for (const ran of [required, imported]) expect({ code: ran.code, stderr: ran.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(required.stdout)).toEqual({
+      text: 'data: [DONE]\n\n',
+      file: expect.stringMatching(/node_modules\/rxjs-llm-stream\/dist\/cjs\/testing\/index\.js$/),
+      kitLoadedByMain: false,
+    });
+    expect(JSON.parse(imported.stdout)).toEqual({
+      text: 'data: [DONE]\n\n',
+      file: expect.stringMatching(/node_modules\/rxjs-llm-stream\/dist\/esm\/testing\/index\.js$/),
+      kitLoadedByMain: false,
+    });
+  });
+
+  it.each(['bundler', 'node16'])(
+    'has test kit types that check under strict with moduleResolution %s, in a project without Node.js types',
+    async (resolution) => {
+      const folder = join(plain, `types-${resolution}`);
+      mkdirSync(folder);
+      writeFileSync(
+        join(folder, 'kit.mts'),
+        [
+          "import { lastValueFrom } from 'rxjs';",
+          "import { assembleChunks, decodeUtf8, finalizeCompletion, fromResponse, sseFrames, type Completion } from 'rxjs-llm-stream';",
+          "import { bodyStream, coldBytes, expectCompletion, fakeFetch } from 'rxjs-llm-stream/testing';",
+          "import type { FakeResponse, TestReply } from 'rxjs-llm-stream/testing';",
+          "const reply: TestReply = { choices: [{ text: 'Hi' }] };",
+          "const fetch = fakeFetch(bodyStream('data: [DONE]\\n\\n'));",
+          "const response = (await fetch('https://example.com')) as FakeResponse;",
+          'const cancelled: boolean = await response.cancelled;',
+          'const completion: Completion = await lastValueFrom(',
+          '  fromResponse(response).pipe(decodeUtf8(), sseFrames(), assembleChunks(), finalizeCompletion()),',
+          ');',
+          'expectCompletion(completion, reply);',
+          "coldBytes(bodyStream(['a', 'b']), '-a-b|').subscribe();",
+          'export { cancelled };',
+        ].join('\n'),
+      );
+      const module = resolution === 'node16' ? 'node16' : 'esnext';
+      const compilerOptions = {
+        strict: true,
+        noEmit: true,
+        target: 'es2022',
+        lib: ['es2022', 'dom'],
+        types: [],
+        module,
+        moduleResolution: resolution,
+      };
+      writeFileSync(join(folder, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['kit.mts'] }));
+      const checked = await run(bin('tsc'), ['-p', folder], plain);
+      expect({ code: checked.code, output: checked.stdout + checked.stderr }).toEqual({ code: 0, output: '' });
+    },
+  );
+
+  it('loads rxjs-llm-stream/relay through require() and import(), each its own build', async () => {
+    const use =
+      `console.log(JSON.stringify({ position: m.parseStreamPosition('12:3'),` + ` store: typeof new m.MemoryStreamStore().read, file }))`;
+    const required = await run(
+      process.execPath,
+      ['-e', `const m = require('rxjs-llm-stream/relay'); const file = require.resolve('rxjs-llm-stream/relay'); ${use}`],
+      plain,
+    );
+    const imported = await run(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const m = await import('rxjs-llm-stream/relay'); const file = import.meta.resolve('rxjs-llm-stream/relay'); ${use}`,
+      ],
+      plain,
+    );
+    for (const ran of [required, imported]) expect({ code: ran.code, stderr: ran.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(required.stdout)).toEqual({
+      position: { entry: 12, chunk: 3 },
+      store: 'function',
+      file: expect.stringMatching(/node_modules\/rxjs-llm-stream\/dist\/cjs\/relay\/index\.js$/),
+    });
+    expect(JSON.parse(imported.stdout).file).toMatch(/node_modules\/rxjs-llm-stream\/dist\/esm\/relay\/index\.js$/);
+  });
+
+  it('has a main entry whose modules include none of the relay and import no node: module (browser bundles stay clean)', () => {
+    const esm = join(installed(), 'dist', 'esm');
+    const seen = new Set<string>();
+    const outside: string[] = [];
+    const visit = (file: string): void => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const match of readFileSync(file, 'utf8').matchAll(
+        /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+'([^']+)'|import\('([^']+)'\)/g,
+      )) {
+        const specifier = (match[1] ?? match[2])!;
+        if (specifier.startsWith('.')) visit(join(dirname(file), specifier));
+        else if (specifier !== 'rxjs' && !specifier.startsWith('rxjs/')) outside.push(specifier);
+      }
+    };
+    visit(join(esm, 'index.js'));
+    expect(seen.size).toBeGreaterThan(20);
+    expect([...seen].filter((file) => relative(esm, file).startsWith('relay'))).toEqual([]);
+    expect(outside).toEqual([]);
   });
 
   /** What the demo must print: the first reply's completion, then the second reply's error. */

@@ -17,6 +17,8 @@ import { groupToolCallsByIndex } from '../src/groupToolCallsByIndex';
 import { sseFrames } from '../src/sseFrames';
 import { encodeUiMessageSse, toUiMessageStream } from '../src/toUiMessageStream';
 import { aiJudges, aiSdk, runAiCurrent } from './support/aiSdk';
+import { bodyStream } from '../src/testing/bodyStream';
+import { fakeResponse } from '../src/testing/fakeResponse';
 
 const MARBLES = join(__dirname, '..', 'marbles');
 
@@ -59,12 +61,7 @@ interface Read {
 
 /** The SSE text as the `ai` package 6 reads it, in this process. */
 async function readWithAi(sse: string): Promise<Read> {
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(new TextEncoder().encode(sse));
-      controller.close();
-    },
-  });
+  const body = fakeResponse(bodyStream(sse)).body!;
   const chunks: UIMessageChunk[] = [];
   const stream = parseJsonEventStream({ stream: body, schema: uiMessageChunkSchema }).pipeThrough(
     new TransformStream<{ success: true; value: UIMessageChunk } | { success: false; error: Error }, UIMessageChunk>({

@@ -4,6 +4,8 @@ import { SseFrame } from '../src/core/SseParser';
 import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../src/errors';
 import { sseFrames } from '../src/sseFrames';
 import { transcriptDeltas } from '../src/transcriptDeltas';
+import { bodyStream } from '../src/testing/bodyStream';
+import { bodyText, downloadProgress } from '../src/testing/downloadProgress';
 import { utf8 } from './support/chunking';
 import { collectSync, runSync } from './support/collect';
 
@@ -298,15 +300,14 @@ describe('transcriptDeltas', () => {
     // `partialText` is the whole body so far; 4 is HttpEventType.Response.
     type DownloadProgress = { type: 3; loaded: number; partialText?: string };
     type HttpEventLike = { type: 0 } | DownloadProgress | { type: 4; body: string };
-    const body = 'data: {"n":1}\n\ndata: caf\u00e9\n\ndata: [DONE]\n\n';
+    // The progress the test kit reports for a body in four chunks: the whole text so far after each.
+    const stream = bodyStream(['data: {"', 'n":1}\n\ndata:', ' caf\u00e9\n\ndata: [DO', 'NE]\n\n']);
     const events: HttpEventLike[] = [
       { type: 0 },
-      { type: 3, loaded: 8, partialText: 'data: {"' },
-      { type: 3, loaded: 20, partialText: 'data: {"n":1}\n\ndata:' },
-      { type: 3, loaded: 37, partialText: 'data: {"n":1}\n\ndata: caf\u00e9\n\ndata: [DO' },
-      { type: 3, loaded: 42, partialText: body },
-      { type: 4, body },
+      ...downloadProgress(stream).map((progress): DownloadProgress => ({ type: 3, ...progress })),
+      { type: 4, body: bodyText(stream) },
     ];
+    expect(events.map((e) => (e.type === 3 ? e.loaded : e.type))).toEqual([0, 8, 20, 37, 42, 4]);
 
     const frames$ = from(events).pipe(
       filter((e): e is DownloadProgress => e.type === 3 /* HttpEventType.DownloadProgress */),

@@ -1,4 +1,5 @@
 import type { ToolCall } from './events.js';
+import type { StructuredOutputReason as OutputReason } from './outputErrors.js';
 import type { StandardSchemaV1Issue } from './standardSchema.js';
 
 /**
@@ -26,11 +27,10 @@ export interface StreamPosition {
  */
 export type ClosedEarlyReason = (typeof CLOSED_EARLY_REASONS)[number];
 
-/** Every {@link ClosedEarlyReason}, for code that checks a reason read from elsewhere (a wire). */
+/** Every {@link ClosedEarlyReason}, for code that checks a reason from a wire; the last three are the relay's (docs/relay.md). */
 // prettier-ignore
-export const CLOSED_EARLY_REASONS = [
-  'mid-character', 'mid-line', 'mid-message', 'no-blank-line', 'no-end-signal', 'unfinished', 'transport',
-] as const;
+export const CLOSED_EARLY_REASONS = ['mid-character', 'mid-line', 'mid-message', 'no-blank-line', 'no-end-signal', 'unfinished',
+  'transport', 'producer-lost', 'stopped', 'store'] as const;
 
 /**
  * How the input broke its format (`ProtocolError.reason`):
@@ -80,12 +80,12 @@ export const PROVIDER_REASONS = ['in-stream', 'http-status', 'error-body'] as co
 
 /** Why a tool call was refused (`ToolArgumentsError.reason`): its arguments, or a tool nobody declared. */
 export type ToolArgumentsReason = (typeof TOOL_ARGUMENTS_REASONS)[number];
-
 /** Every {@link ToolArgumentsReason}. */
 export const TOOL_ARGUMENTS_REASONS = ['invalid-arguments', 'unknown-tool'] as const;
 
 /** Every `reason` of every error of this library: a string code to branch on, as messages are for people. */
-export type LlmStreamErrorReason = ClosedEarlyReason | ProtocolReason | ProviderReason | ToolArgumentsReason | 'idle';
+export type LlmStreamErrorReason =
+  ClosedEarlyReason | ProtocolReason | ProviderReason | ToolArgumentsReason | OutputReason | 'idle' | 'over-cap' | 'stalled';
 
 /** Options shared by every error of this library. */
 export interface LlmStreamErrorOptions<R extends LlmStreamErrorReason = LlmStreamErrorReason> {
@@ -201,33 +201,6 @@ export class StreamIdleError extends LlmStreamError {
     super(message, options);
   }
 }
-
-/**
- * True for any error raised by this library, including one created in another realm (an iframe, a second copy of the
- * package), where `instanceof` fails.
- *
- * @example
- * ```ts
- * import { isLlmStreamError } from 'rxjs-llm-stream';
- *
- * if (isLlmStreamError(err)) report(err.name, err.partial);
- * ```
- */
-export function isLlmStreamError(value: unknown): value is LlmStreamError {
-  if (value instanceof LlmStreamError) return true;
-  if (!(value instanceof Error) && (typeof value !== 'object' || value === null)) return false;
-  const name = (value as { name?: unknown }).name;
-  return typeof name === 'string' && LIBRARY_ERROR_NAMES.has(name) && 'partial' in value;
-}
-
-/** Names of the concrete error classes, for the cross-realm check. */
-const LIBRARY_ERROR_NAMES: ReadonlySet<string> = new Set([
-  'StreamClosedEarlyError',
-  'ProtocolError',
-  'ProviderError',
-  'StreamIdleError',
-  'ToolArgumentsError',
-]);
 
 /** Options of {@link ProviderError}. */
 export interface ProviderErrorOptions extends LlmStreamErrorOptions<ProviderReason> {

@@ -7,6 +7,13 @@ import { ChatEvent, Completion, CompletionSnapshot } from './events.js';
 import { subscribeLinked } from './internal/subscribeLinked.js';
 
 /**
+ * A last step of the `'reduce'` fold over the completion (the structured output's check): its
+ * result is emitted instead, through a promise when the check is asynchronous. What it throws or
+ * rejects with fails the stream, a library error with the completion so far as `partial`.
+ */
+export type Settle = (completion: Completion) => Completion | Promise<Completion>;
+
+/**
  * The one fold behind `finalizeCompletion` (`'reduce'`: one `Completion` at the end) and
  * `scanCompletion` (`'scan'`: the completion so far after every event), as RxJS's `reduce` and `scan`
  * share `scanInternals`. Not exported: the two operators are the API.
@@ -17,9 +24,13 @@ import { subscribeLinked } from './internal/subscribeLinked.js';
  * first layer that knows the completion, and never replaced. With `estimate`, a missing `usage` is
  * estimated from the text, in the values and in the partial.
  */
-export function foldCompletion(mode: 'reduce', estimate: boolean): OperatorFunction<ChatEvent, Completion>;
+export function foldCompletion(mode: 'reduce', estimate: boolean, settle?: Settle): OperatorFunction<ChatEvent, Completion>;
 export function foldCompletion(mode: 'scan', estimate: boolean): OperatorFunction<ChatEvent, CompletionSnapshot>;
-export function foldCompletion(mode: 'reduce' | 'scan', estimate: boolean): OperatorFunction<ChatEvent, Completion | CompletionSnapshot> {
+export function foldCompletion(
+  mode: 'reduce' | 'scan',
+  estimate: boolean,
+  settle?: Settle,
+): OperatorFunction<ChatEvent, Completion | CompletionSnapshot> {
   const estimated = <C extends Completion | CompletionSnapshot>(completion: C): C =>
     estimate ? withEstimatedUsage(completion) : completion;
   return (source) =>
@@ -41,15 +52,29 @@ export function foldCompletion(mode: 'reduce' | 'scan', estimate: boolean): Oper
             subscriber.complete();
             return;
           }
-          let completion: Completion;
+          let result: Completion | Promise<Completion>;
           try {
-            completion = tracker.complete();
+            const completion = estimated(tracker.complete());
+            result = settle === undefined || mode === 'scan' ? completion : settle(completion);
           } catch (error) {
-            fail(error, true); // the tracker's own StreamClosedEarlyError
+            fail(error, true); // the tracker's own StreamClosedEarlyError, or the settle step's error
             return;
           }
-          if (mode === 'reduce') subscriber.next(estimated(completion));
-          subscriber.complete();
+          if (!(result instanceof Promise)) {
+            if (mode === 'reduce') subscriber.next(result);
+            return subscriber.complete();
+          }
+          // An asynchronous check: nothing is emitted once the subscriber has left.
+          result.then(
+            (settled) => {
+              if (subscriber.closed) return;
+              subscriber.next(settled);
+              subscriber.complete();
+            },
+            (error: unknown) => {
+              if (!subscriber.closed) fail(error, true);
+            },
+          );
         },
       });
     });

@@ -1,13 +1,7 @@
-export {
-  LlmStreamError,
-  StreamClosedEarlyError,
-  ProtocolError,
-  ProviderError,
-  StreamIdleError,
-  ToolArgumentsError,
-  isLlmStreamError,
-} from './errors.js';
+export { LlmStreamError, StreamClosedEarlyError, ProtocolError, ProviderError, StreamIdleError, ToolArgumentsError } from './errors.js';
+export { isLlmStreamError } from './isLlmStreamError.js';
 export type { StreamPosition, LlmStreamErrorOptions, ProviderErrorOptions, ToolArgumentsErrorOptions } from './errors.js';
+export { Demand } from './core/Demand.js';
 
 export { Utf8Decoder } from './core/Utf8Decoder.js';
 export type { Utf8DecoderOptions } from './core/Utf8Decoder.js';
@@ -80,7 +74,28 @@ export { detectDialect, AutoDialectParser } from './dialects/auto.js';
 export { groupToolCallsByIndex } from './groupToolCallsByIndex.js';
 export type { GroupToolCallsByIndexOptions } from './groupToolCallsByIndex.js';
 export { finalizeCompletion } from './finalizeCompletion.js';
-export type { FinalizeCompletionOptions } from './finalizeCompletion.js';
+export type { FinalizeCompletionOptions, FinalizeStructuredOptions } from './finalizeCompletion.js';
+export { scanStructuredOutput } from './scanStructuredOutput.js';
+export { structuredElements } from './structuredElements.js';
+export type { StructuredElementsOptions } from './structuredElements.js';
+export { StructuredJson } from './core/StructuredJson.js';
+export type { StructuredJsonOptions } from './core/StructuredJson.js';
+export { StructuredOutputReader } from './core/StructuredOutputReader.js';
+export type { StructuredOutputReaderOptions } from './core/StructuredOutputReader.js';
+export { StructuredOutputError, IncompleteOutputError, STRUCTURED_OUTPUT_REASONS } from './outputErrors.js';
+export type { StructuredOutputReason, StructuredOutputErrorOptions } from './outputErrors.js';
+export { DEFAULT_STRUCTURED_MAX_SIZE } from './structuredOutput.js';
+export type { JsonPath } from './replyParts.js';
+export type {
+  OutputSource,
+  DeepPartial,
+  PartialOutput,
+  OutputOf,
+  StructuredOutputOptions,
+  StructuredOutputSnapshot,
+  StructuredOutput,
+  StructuredCompletion,
+} from './structuredOutput.js';
 export { estimateTokenUsage } from './core/estimateTokenUsage.js';
 export type { UsageEstimateSource } from './core/estimateTokenUsage.js';
 export { scanCompletion } from './scanCompletion.js';

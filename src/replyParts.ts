@@ -7,6 +7,18 @@
 /** A JSON value, as `JSON.parse` returns it. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
+/**
+ * Where a value sits in a JSON document: object keys and array indices from the root (`[]` is the root).
+ *
+ * @example
+ * ```ts
+ * import type { JsonPath } from 'rxjs-llm-stream';
+ *
+ * const secondStep: JsonPath = ['steps', 1, 'title'];
+ * ```
+ */
+export type JsonPath = readonly (string | number)[];
+
 /** Why the model stopped, normalized across providers (the raw value is kept beside it). */
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'error' | 'other';
 

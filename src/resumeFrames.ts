@@ -2,7 +2,7 @@ import { Observable, SchedulerLike, Subscription, asyncScheduler } from 'rxjs';
 import { SseFrame } from './core/SseParser.js';
 import { isErrorFrame } from './dialects/finalFrames.js';
 import { DIALECTS } from './dialects/registry.js';
-import { isLlmStreamError } from './errors.js';
+import { isLlmStreamError } from './isLlmStreamError.js';
 import { LONGEST_DELAY } from './internal/idleWatch.js';
 import { subscribeLinked } from './internal/subscribeLinked.js';
 

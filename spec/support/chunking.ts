@@ -1,8 +1,8 @@
-/** Splits `bytes` into pieces of `size` (the last may be shorter). */
+import { bodyStream } from '../../src/testing/bodyStream';
+
+/** Splits `bytes` into pieces of `size` (the last may be shorter), as the test kit cuts a body (`{ every: size }`). */
 export function chunksOf(bytes: Uint8Array, size: number): Uint8Array[] {
-  const pieces: Uint8Array[] = [];
-  for (let start = 0; start < bytes.length; start += size) pieces.push(bytes.subarray(start, start + size));
-  return pieces;
+  return [...bodyStream(bytes, { chunking: { every: size } }).chunks];
 }
 
 /** Splits `text` into pieces of `size` UTF-16 code units. */

@@ -6,6 +6,7 @@ import { SseFrame, SseParser } from '../../src/core/SseParser';
 import { Utf8Decoder } from '../../src/core/Utf8Decoder';
 import { DialectFactory, DialectOptions } from '../../src/dialects/Dialect';
 import { LlmStreamError } from '../../src/errors';
+import { bodyStream } from '../../src/testing/bodyStream';
 import { ChatEvent, Completion } from '../../src/events';
 
 /** What one stream assembled to: its events, and the completion or the error. */
@@ -34,9 +35,10 @@ export function assembleBytes(
   const onFrame = (frame: SseFrame): void => dialect.push(frame);
   const framing = options.framing === 'ndjson' ? new NdjsonParser(onFrame) : new SseParser(onFrame);
   const decoder = new Utf8Decoder();
-  const size = options.chunkSize ?? bytes.length;
+  // The body cut as the test kit cuts it: whole, or in pieces of `chunkSize`.
+  const chunks = bodyStream(bytes, { chunking: options.chunkSize === undefined ? 'whole' : { every: options.chunkSize } }).chunks;
   try {
-    for (let start = 0; start < bytes.length; start += size) framing.push(decoder.push(bytes.subarray(start, start + size)));
+    for (const chunk of chunks) framing.push(decoder.push(chunk));
     decoder.end();
     framing.end();
     dialect.end();

@@ -6,7 +6,8 @@ import { StreamRecording } from '../core/StreamRecording.js';
 import { isRecordingText, parseRecording } from '../core/recordingFile.js';
 import { replayRecording } from '../replayRecording.js';
 import { decodeUtf8 } from '../decodeUtf8.js';
-import { ProtocolError, isLlmStreamError } from '../errors.js';
+import { ProtocolError } from '../errors.js';
+import { isLlmStreamError } from '../isLlmStreamError.js';
 import { jsonErrorObject, providerErrorFromBody } from '../internal/errorBody.js';
 import { isJsonObject } from '../internal/json.js';
 import { ChatEvent, Completion, CompletionSnapshot } from '../events.js';
@@ -14,6 +15,7 @@ import { finalizeCompletion } from '../finalizeCompletion.js';
 import { groupToolCallsByIndex } from '../groupToolCallsByIndex.js';
 import { ndjsonFrames } from '../ndjsonFrames.js';
 import { sseFrames } from '../sseFrames.js';
+import { seededRandom } from '../internal/seededRandom.js';
 
 /** How a body is cut into frames: server-sent events, or newline-delimited JSON (Ollama's native API). */
 export type Framing = 'sse' | 'ndjson';
@@ -55,18 +57,6 @@ export interface ReplayOptions extends RenderOptions {
   readonly fileName?: string;
 }
 
-/** A small deterministic generator (mulberry32), so a seeded replay cuts the same way each time. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** A snapshot without its `choices` list when that only repeats the single choice at the top. */
 function briefly(partial: CompletionSnapshot | undefined): unknown {
   if (partial === undefined || partial.choices.length > 1) return partial;
@@ -76,7 +66,7 @@ function briefly(partial: CompletionSnapshot | undefined): unknown {
 
 /** The recording cut into chunks and paced as the options say. */
 export function replayBytes(bytes: Uint8Array, options: Pick<ReplayOptions, 'chunkSize' | 'maxDelayMs' | 'seed'>): Observable<Uint8Array> {
-  const next = random(options.seed ?? 1);
+  const next = seededRandom(options.seed ?? 1);
   const pieces: Uint8Array[] = [];
   for (let start = 0; start < bytes.length;) {
     const size = options.chunkSize ?? 1 + Math.floor(next() * 24);

@@ -21,10 +21,9 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
 /**
- * An incremental, tolerant JSON reader for previews: push the text of a value in pieces and read,
- * at any moment, the value so far with its open strings, arrays and objects closed. For display
- * only (the arguments of a tool call as the model writes them), never for execution.
- *
+ * An incremental, tolerant JSON reader for previews: push the text of a value in pieces and read, at any moment, the value so
+ * far with its open strings, arrays and objects closed. For display only (the arguments of a tool call as the model writes
+ * them), never for execution.
  * Think of it as `JSON.parse` that can be asked "what do you have so far?" halfway through.
  *
  * ```
@@ -35,31 +34,27 @@ const BACKSLASH = 0x5c;
  *
  * The rules, chosen so that every preview is a prefix of the final value (see below):
  *
- * - **Built in place.** The root object or array is created once and updated as text arrives; each
- *   character is examined once (one that ends a number, twice) and never re-read with later pieces,
- *   so a whole value costs time linear in its length, however it is cut. Consumers must not mutate
- *   the value, and must expect it to change under them: copy it (`structuredClone`) to keep a
- *   snapshot, and do not rely on its identity to detect changes.
- * - **Strings** appear at their opening quote, as `''`, and grow as their text arrives (an escape
- *   appears once whole).
- * - **Numbers** appear once complete: when the character after them arrives (`,`, `]`, `}`,
- *   whitespace). A number that is the whole text appears at {@link end}. A literal (`true`, `false`,
- *   `null`) appears at its last letter. Neither ever shows a value it will not keep.
- * - **Keys** appear once the key string is complete and its value has begun (for a number or a
- *   literal, once that value is complete), never with a placeholder.
- * - Keys such as `__proto__`, `constructor` and `prototype` become own data properties of plain
- *   objects, as `JSON.parse` makes them: no prototype is changed, in this library or elsewhere.
+ * - **Built in place.** The root object or array is created once and updated as text arrives; each character is examined once
+ *   (one that ends a number, twice) and never re-read with later pieces, so a whole value costs time linear in its length,
+ *   however it is cut. Consumers must not mutate the value, and must expect it to change under them: copy it
+ *   (`structuredClone`) to keep a snapshot, and do not rely on its identity to detect changes.
+ * - **Strings** appear at their opening quote, as `''`, and grow as their text arrives (an escape appears once whole).
+ * - **Numbers** appear once complete: when the character after them arrives (`,`, `]`, `}`, whitespace). A number that is the
+ *   whole text appears at {@link end}. A literal (`true`, `false`, `null`) appears at its last letter. Neither ever shows a
+ *   value it will not keep.
+ * - **Keys** appear once the key string is complete and its value has begun (for a number or a literal, once that value is
+ *   complete), never with a placeholder.
+ * - Keys such as `__proto__`, `constructor` and `prototype` become own data properties of plain objects, as `JSON.parse` makes
+ *   them: no prototype is changed, in this library or elsewhere.
  *
- * "Prefix" means: every string is a prefix of the string at the same place in the final value,
- * every array holds at most the final elements (all but its last already equal to them), every
- * object holds a subset of the final keys, and every number, boolean and null is final. (With a
- * duplicate key, the last value wins as in `JSON.parse`, so an earlier preview may have shown the
- * earlier one.)
+ * "Prefix" means: every string is a prefix of the string at the same place in the final value, every array holds at most the
+ * final elements (all but its last already equal to them), every object holds a subset of the final keys, and every number,
+ * boolean and null is final. (With a duplicate key, the last value wins as in `JSON.parse`, so an earlier preview may have
+ * shown the earlier one.)
  *
- * **Bounds and faults.** At the first character that breaks JSON, past `maxDepth` nested
- * containers or past `maxSize` characters, the preview stops updating and keeps what it had;
- * {@link stopped} says why. No error is thrown: whether the arguments are valid is decided when the
- * call is whole, by `JSON.parse`.
+ * **Bounds and faults.** At the first character that breaks JSON, past `maxDepth` nested containers or past `maxSize`
+ * characters, the preview stops updating and keeps what it had; {@link stopped} says why. No error is thrown: whether the
+ * arguments are valid is decided when the call is whole, by `JSON.parse`.
  *
  * @example
  * ```ts
@@ -76,7 +71,7 @@ export class PartialJson {
   private readonly maxDepth: number;
   private readonly maxSize: number;
   private mode = BETWEEN;
-  private readonly tree = new PartialJsonTree();
+  protected readonly tree = new PartialJsonTree();
   private size = 0;
   private examined = 0;
   private stopReason: PartialJsonStop | null = null;
@@ -98,8 +93,8 @@ export class PartialJson {
   }
 
   /**
-   * The value so far: `undefined` until one has begun. The same object or array throughout (for a
-   * root string, the text so far); updated in place by {@link push}.
+   * The value so far: `undefined` until one has begun. The same object or array throughout (for a root string, the text so
+   * far); updated in place by {@link push}.
    */
   get value(): JsonValue | undefined {
     return this.tree.value;
@@ -111,9 +106,8 @@ export class PartialJson {
   }
 
   /**
-   * How many times a character was looked at, in total: at most twice the length of the text read
-   * (a character that ends a number is looked at again in its own right). For tests and benchmarks
-   * that check the cost stays linear.
+   * How many times a character was looked at, in total: at most twice the length of the text read (a character that ends a
+   * number is looked at again in its own right). For tests and benchmarks that check the cost stays linear.
    */
   get charactersExamined(): number {
     return this.examined;
@@ -238,8 +232,8 @@ export class PartialJson {
   }
 
   /**
-   * Says the text is complete. Only a number that is the whole text changes the preview (it
-   * appears now, since no character will follow to complete it); anything still open stays as it is.
+   * Says the text is complete. Only a number that is the whole text changes the preview (it appears now, since no character
+   * will follow to complete it); anything still open stays as it is.
    */
   end(): void {
     if (this.mode === NUMBER && this.tree.depth === 0 && isNumberEnd(this.numberState)) this.scalar(Number(this.numberText));
@@ -315,14 +309,19 @@ export class PartialJson {
     this.mode = BETWEEN;
   }
 
+  /** True while a string value (not a key) is being read, in the slot last begun. */
+  protected inStringValue(): boolean {
+    return (this.mode === STRING || this.mode === ESCAPE || this.mode === UNICODE) && !this.textIsKey;
+  }
+
   private stop(reason: PartialJsonStop): void {
     // A string value open here keeps the text it had up to this point.
-    const inString = this.mode === STRING || this.mode === ESCAPE || this.mode === UNICODE;
-    if (inString && !this.textIsKey) this.tree.update(this.text);
+    const inString = this.inStringValue();
+    if (inString) this.tree.update(this.text);
     this.mode = STOPPED;
     this.stopReason = reason;
     // Nothing more will be read: drop the state that only reading needed.
-    this.tree.release();
+    this.tree.release(inString);
     this.text = '';
     this.numberText = '';
   }

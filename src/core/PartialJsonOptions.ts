@@ -22,17 +22,7 @@ export interface PartialJsonOptions {
   readonly maxSize?: number;
 }
 
-/**
- * Why a `PartialJson` stopped updating its preview.
- *
- * @example
- * ```ts
- * import type { PartialJsonStop } from 'rxjs-llm-stream';
- *
- * const notes: Record<PartialJsonStop, string> = { 'invalid-json': 'malformed', 'max-depth': 'too deep', 'max-size': 'too long' };
- * ```
- */
-export type PartialJsonStop = 'invalid-json' | 'max-depth' | 'max-size';
+export type { PartialJsonStop } from '../structuredOutput.js';
 
 /**
  * The default nesting bound of a preview: 64 containers.

@@ -4,7 +4,7 @@
  * reads the tokens (strings, numbers, literals) and says where each value begins and ends; this
  * puts each in its slot and reads the `[ ] { } : ,` between them. Not exported from the package.
  */
-import { JsonValue } from '../events.js';
+import type { JsonPath, JsonValue } from '../replyParts.js';
 
 type JsonObject = { [key: string]: JsonValue };
 
@@ -13,6 +13,8 @@ interface Frame {
   readonly container: JsonValue[] | JsonObject;
   readonly isArray: boolean;
   key: string;
+  /** Whether this container sits on the watched path (see {@link PartialJsonTree.watch}): its path is a prefix of it. */
+  readonly onPath: boolean;
 }
 
 // What may come next between tokens. Plain numbers rather than a `const enum`, which isolated
@@ -49,10 +51,49 @@ export class PartialJsonTree {
   private top: Frame | undefined = undefined;
   private root: JsonValue | undefined = undefined;
   private expected = VALUE;
+  // The array whose elements are counted as they complete, by its path: `null` when none is watched.
+  private watchedPath: JsonPath | null = null;
+  private watchedArray: JsonValue[] | undefined = undefined;
+  private elementsDone = 0;
+  // The path that was open when reading stopped (`release`), which nothing will complete any more.
+  private frozenPath: JsonPath | null | undefined = undefined;
 
   /** The value so far: `undefined` until one has begun. */
   get value(): JsonValue | undefined {
     return this.root;
+  }
+
+  /**
+   * Counts the elements of the array at `path` as each completes ({@link finishedElements}). Set
+   * before reading begins. With a duplicate key the array at the path is the last one opened.
+   */
+  watch(path: JsonPath): void {
+    this.watchedPath = path;
+  }
+
+  /** The watched array, once it has begun (the same array throughout). */
+  get watched(): JsonValue[] | undefined {
+    return this.watchedArray;
+  }
+
+  /** How many elements of the watched array are complete: they are its first ones, and will not change. */
+  get finishedElements(): number {
+    return this.elementsDone;
+  }
+
+  /**
+   * The path of the innermost value still being read, `null` when none is (nothing has begun, or
+   * the root is complete). Every value present in {@link value} whose path is not a prefix of it is
+   * complete. `inString`: a string value is being read, in the slot last begun.
+   */
+  openPath(inString: boolean): JsonPath | null {
+    if (this.frozenPath !== undefined) return this.frozenPath;
+    const stack = this.stack;
+    if (stack.length === 0) return inString ? [] : null;
+    const path: (string | number)[] = [];
+    for (let i = 1; i < stack.length; i++) path.push(slotOf(stack[i - 1]!));
+    if (inString) path.push(slotOf(this.top!));
+    return path;
   }
 
   /** How many arrays and objects are open: 0 at the root. */
@@ -134,22 +175,42 @@ export class PartialJsonTree {
 
   /** Says the value last begun is complete: a ',' or a closing bracket comes next (or nothing, at the root). */
   complete(): void {
-    this.expected = this.top === undefined ? DONE : AFTER_VALUE;
+    const frame = this.top;
+    this.expected = frame === undefined ? DONE : AFTER_VALUE;
+    if (frame !== undefined && frame.container === this.watchedArray) this.elementsDone++;
   }
 
   /** Begins an empty array or object, which then holds the values that begin until its closing bracket. */
   open(isArray: boolean): void {
     const container: JsonValue[] | JsonObject = isArray ? [] : {};
     this.begin(container);
-    this.top = { container, isArray, key: '' };
+    const onPath = this.watchedPath !== null && this.leadsToWatched();
+    if (onPath && isArray && this.stack.length === this.watchedPath!.length) {
+      this.watchedArray = container as JsonValue[];
+      this.elementsDone = 0;
+    }
+    this.top = { container, isArray, key: '', onPath };
     this.stack.push(this.top);
     this.expected = isArray ? VALUE_OR_CLOSE : KEY_OR_CLOSE;
   }
 
-  /** Forgets the open containers, once nothing more will be read; the value keeps what it has. */
-  release(): void {
+  /**
+   * Forgets the open containers, once nothing more will be read; the value keeps what it has, and
+   * {@link openPath} stays what it was (`inString` as there).
+   */
+  release(inString: boolean): void {
+    this.frozenPath = this.openPath(inString);
     this.stack.length = 0;
     this.top = undefined;
+  }
+
+  /** Whether a container opening now, in the slot last begun, has a path that is a prefix of the watched path. */
+  private leadsToWatched(): boolean {
+    const parent = this.top;
+    if (parent === undefined) return true; // the root: the path [] is a prefix of every path
+    // The new container will be stack[depth]: its path has `depth` segments, the last its slot in the parent.
+    const depth = this.stack.length;
+    return parent.onPath && depth <= this.watchedPath!.length && this.watchedPath![depth - 1] === slotOf(parent);
   }
 
   private close(): number {
@@ -158,6 +219,11 @@ export class PartialJsonTree {
     this.complete();
     return PUNCTUATION;
   }
+}
+
+/** The key or index, in a container, of the value last begun there. */
+function slotOf(frame: Frame): string | number {
+  return frame.isArray ? (frame.container as JsonValue[]).length - 1 : frame.key;
 }
 
 /**

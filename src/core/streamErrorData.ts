@@ -11,8 +11,8 @@ import {
   StreamPosition,
   TOOL_ARGUMENTS_REASONS,
   ToolArgumentsError,
-  isLlmStreamError,
 } from '../errors.js';
+import { isLlmStreamError } from '../isLlmStreamError.js';
 import { JsonValue, ToolCall } from '../events.js';
 import { isJsonObject } from '../internal/json.js';
 import { StandardSchemaV1Issue } from '../standardSchema.js';

@@ -1,4 +1,5 @@
 import { Observable, SchedulerLike } from 'rxjs';
+import { Demand } from '../core/Demand.js';
 import { ChunkReading, NodeReadableLike, nodeChunks, webChunks } from './readChunks.js';
 import { ResponseCheckOptions, checkedBody } from './checkedBody.js';
 
@@ -21,6 +22,12 @@ export interface BodySourceOptions extends ResponseCheckOptions {
   readonly idleTimeout?: number | false;
   /** Where the idle timer runs: `asyncScheduler` by default, a `TestScheduler` in marble tests. */
   readonly scheduler?: SchedulerLike;
+  /**
+   * Reads the next chunk only while this gate is open (see `Demand`): a consumer that pauses it
+   * stops the reading of the body, and so of the connection under it, until it resumes. Without
+   * it the body is read as fast as it comes. A Node stream must then have `pause` and `resume`.
+   */
+  readonly demand?: Demand;
 }
 
 /** A Node `http.IncomingMessage` (a client's response), told apart by its status code. */
@@ -43,6 +50,7 @@ export function chunkReading(options: BodySourceOptions, caller: string): ChunkR
   return {
     idleTimeout: timeout === false ? Infinity : timeout,
     ...(options.scheduler === undefined ? {} : { scheduler: options.scheduler }),
+    ...(options.demand === undefined ? {} : { demand: options.demand }),
   };
 }
 
@@ -83,7 +91,10 @@ export function chunkReading(options: BodySourceOptions, caller: string): ChunkR
  * ```
  *
  * @param stream A web `ReadableStream<Uint8Array>` or a Node.js `Readable`.
- * @param options `idleTimeout`, `contentTypes` (for an `http.IncomingMessage`), `scheduler`.
+ * With a `demand`, the next chunk is read only while the demand is not paused, so a slow consumer
+ * holds the connection back instead of buffering what it cannot take yet.
+ *
+ * @param options `idleTimeout`, `contentTypes` (for an `http.IncomingMessage`), `scheduler`, `demand`.
  * @returns The stream's chunks; strings from a Node stream with an encoding set are encoded as UTF-8.
  */
 export function fromReadableStream(
@@ -93,6 +104,9 @@ export function fromReadableStream(
   const reading = chunkReading(options, 'fromReadableStream');
   if (isWebStream(stream)) return webChunks(stream, reading);
   const response = stream as NodeResponseLike;
+  if (reading.demand !== undefined && (typeof stream.pause !== 'function' || typeof stream.resume !== 'function')) {
+    throw new TypeError('fromReadableStream: a demand needs a stream with pause() and resume()');
+  }
   const chunks = nodeChunks(stream, reading);
   if (typeof response.statusCode !== 'number') return chunks;
   const contentType = response.headers?.['content-type'];

@@ -34,7 +34,10 @@ export type FromResponseOptions = BodySourceOptions;
  * ```
  *
  * @param response A fetch `Response` whose body has not been read.
- * @param options `contentTypes`, `idleTimeout`, `scheduler`.
+ * With a `demand` (see `Demand`), the body is read only while the demand is not paused: the fetch
+ * implementation then stops reading the socket, and the provider's writes block.
+ *
+ * @param options `contentTypes`, `idleTimeout`, `scheduler`, `demand`.
  * @returns The body's chunks.
  */
 export function fromResponse(response: Response, options: FromResponseOptions = {}): Observable<Uint8Array> {

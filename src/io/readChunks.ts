@@ -1,4 +1,5 @@
 import { Observable, SchedulerLike, Subscriber, asyncScheduler } from 'rxjs';
+import { Demand } from '../core/Demand.js';
 import { watchIdle } from '../internal/idleWatch.js';
 import { BytesRead, closedBeforeEnd, idleBody, transportFailure } from './transportFailure.js';
 
@@ -10,6 +11,9 @@ export interface NodeReadableLike {
   removeListener(event: string, listener: (...args: never[]) => void): unknown;
   destroy(error?: Error): unknown;
   readonly destroyed?: boolean;
+  /** Needed with a `demand`: stops the `data` events (and a socket's reading) until `resume`. */
+  pause?(): unknown;
+  resume?(): unknown;
 }
 
 /** How a source watches its body: the longest silence it allows, and the clock it measures with. */
@@ -17,6 +21,8 @@ export interface ChunkReading {
   /** Milliseconds of silence after which the body fails with `StreamIdleError` (`Infinity`: never). */
   readonly idleTimeout: number;
   readonly scheduler?: SchedulerLike;
+  /** When given, the next chunk is read only while it is not paused. */
+  readonly demand?: Demand;
 }
 
 /**
@@ -26,17 +32,28 @@ export interface ChunkReading {
 function startReading(
   subscriber: Subscriber<Uint8Array>,
   reading: ChunkReading,
-): { readonly read: BytesRead; chunk(bytes: Uint8Array): void } {
+): { readonly read: BytesRead; chunk(bytes: Uint8Array): void; resumed(): void } {
   const read: BytesRead = { chunks: 0, bytes: 0 };
-  const touch = watchIdle(subscriber, reading.idleTimeout, reading.scheduler ?? asyncScheduler, () =>
-    subscriber.error(idleBody(reading.idleTimeout, read)),
-  );
+  // Silence while the reader's own demand holds the body back is not the body's silence: a timer
+  // that fires then is noted, and started afresh when the demand resumes.
+  let silentWhilePaused = false;
+  const watch = (): (() => void) =>
+    watchIdle(subscriber, reading.idleTimeout, reading.scheduler ?? asyncScheduler, () => {
+      if (reading.demand?.paused === true) silentWhilePaused = true;
+      else subscriber.error(idleBody(reading.idleTimeout, read));
+    });
+  let touch = watch();
   return {
     read,
     chunk(bytes) {
       read.chunks++;
       read.bytes += bytes.length;
       touch();
+    },
+    resumed() {
+      if (!silentWhilePaused) return touch();
+      silentWhilePaused = false;
+      touch = watch();
     },
   };
 }
@@ -56,8 +73,22 @@ export function webChunks(stream: ReadableStream<Uint8Array>, reading: ChunkRead
       return;
     }
     const progress = startReading(subscriber, reading);
+    const demand = reading.demand;
     let finished = false;
+    let waiting: (() => void) | undefined;
     const pump = (): void => {
+      if (demand?.paused === true) {
+        // Nothing is read while the consumer holds back: the stream's queue fills, and the platform
+        // stops reading the socket behind it.
+        waiting = demand.watch((paused) => {
+          if (paused) return;
+          waiting?.();
+          waiting = undefined;
+          progress.resumed();
+          if (!subscriber.closed) pump();
+        });
+        return;
+      }
       reader.read().then(
         (result) => {
           if (subscriber.closed) return;
@@ -79,6 +110,7 @@ export function webChunks(stream: ReadableStream<Uint8Array>, reading: ChunkRead
     };
     pump();
     return () => {
+      waiting?.();
       // Cancel now, not at the next read: this is what closes the connection and stops the upstream
       // generating (and billing) the rest of the reply.
       if (!finished) reader.cancel().catch(() => undefined);
@@ -122,7 +154,19 @@ export function nodeChunks(stream: NodeReadableLike, reading: ChunkReading): Obs
     stream.on('end', onEnd);
     stream.on('error', onError);
     stream.on('close', onClose);
+    // A paused Node stream emits no `data`, and a socket under it is no longer read: the kernel's
+    // buffers fill and the sender's writes block.
+    const follow = (paused: boolean): void => {
+      if (paused) stream.pause?.();
+      else {
+        progress.resumed();
+        stream.resume?.();
+      }
+    };
+    const unwatch = reading.demand?.watch(follow);
+    if (reading.demand?.paused === true) follow(true);
     return () => {
+      unwatch?.();
       stream.removeListener('data', onData);
       stream.removeListener('end', onEnd);
       stream.removeListener('error', onError);

@@ -1,4 +1,5 @@
 import type { DialectName } from '../dialects/registry.js';
+import type { FaultOutcome } from './FaultOutcome.js';
 
 /**
  * The bytes a provider would send for a reply, cut into the chunks a transport would deliver: what
@@ -24,4 +25,14 @@ export interface ProviderStream {
    * ending, as a provider that hung would leave it.
    */
   readonly stalls: boolean;
+  /**
+   * Response headers the provider sends beside `content-type` that a reader may look at (the AI SDK's
+   * `x-vercel-ai-ui-message-stream: v1`); absent when there are none.
+   */
+  readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Set by a fault: the error the library promises for it and what that error's `partial` shows, so
+   * a test can expect both (`expect(err.partial).toMatchObject(stream.fault.partial)`).
+   */
+  readonly fault?: FaultOutcome;
 }

@@ -1,0 +1,15 @@
+/**
+ * A small seeded generator of numbers in [0, 1) (mulberry32): the same cuts for the same seed, with
+ * no dependency. Shared by the replay command's random chunking and the test kit's. Not exported
+ * from the package.
+ */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -1,0 +1,184 @@
+import { StreamEntry } from '../core/streamEntries.js';
+import { StreamClosedEarlyError } from '../errors.js';
+import { lost } from './MemoryStreamStore.js';
+import { RedisClientLike, RedisSend, entriesOf, redisSender, text } from './redisCommands.js';
+import { RedisFollower } from './RedisFollower.js';
+import { StoredStreamState, StreamStore, StreamStoreTiming } from './StreamStore.js';
+import { StoreSettings, StreamStoreOptions, storeSettings } from './storeOptions.js';
+
+/** Options of {@link RedisStreamStore}. */
+export interface RedisStreamStoreOptions extends StreamStoreOptions {
+  /** The client for ordinary commands (`redis` v4/v5 or `ioredis`), yours. */
+  readonly client: RedisClientLike;
+  /**
+   * A second connection, used only to wait for new entries (`XREAD BLOCK` blocks its connection):
+   * `client.duplicate()`, connected. One per process serves every reader.
+   */
+  readonly blockingClient: RedisClientLike;
+  /** Prefix of every key. Default `llm-stream:`. */
+  readonly prefix?: string;
+  /** The longest wait for a command's answer before the store fails typed. Default 5000 ms. */
+  readonly commandTimeout?: number;
+}
+
+/** The id of the marker that makes a stream exist before its first entry; entry n is `n-0`, after it. */
+const OPENING = '0-1';
+
+/**
+ * A `StreamStore` in Redis Streams (Redis 6.2 or later), over the user's client, so that every
+ * instance behind a load balancer serves every stream. Per stream, under `<prefix>{<id>}`:
+ *
+ * - the stream itself: each entry one `XADD` with its own id (`12-0`, so a second producer of the
+ *   same stream is refused), `MAXLEN ~ maxLength`, `NOMKSTREAM` (a stream lost by a restarted
+ *   server is noticed, never silently re-made without its start), `PEXPIRE liveTtl` renewed at every
+ *   append and `endedTtl` at the end;
+ * - `:alive`, the producer's heartbeat, `SET ... PX heartbeatTimeout` every `heartbeatInterval`;
+ * - `:stop`, set by `requestStop` on any instance; the producer sees it at its next heartbeat.
+ *
+ * Readers wait for new entries with one `XREAD BLOCK` for the whole process on `blockingClient`.
+ * Every command has a timeout: a server that went away fails readers and producers with a
+ * `StreamClosedEarlyError` (`reason: 'store'`), never a hang.
+ *
+ * @example
+ * ```ts
+ * import { createClient } from 'redis';
+ * import { RedisStreamStore, StreamRelay } from 'rxjs-llm-stream/relay';
+ *
+ * const client = await createClient({ url: process.env['REDIS_URL'] }).connect();
+ * const blockingClient = await client.duplicate().connect();
+ * const relay = new StreamRelay({ store: new RedisStreamStore({ client, blockingClient }) });
+ * ```
+ */
+export class RedisStreamStore implements StreamStore {
+  readonly timing: StreamStoreTiming;
+  private readonly settings: StoreSettings;
+  private readonly send: RedisSend;
+  private readonly follower: RedisFollower;
+  private readonly prefix: string;
+  private readonly timeout: number;
+
+  constructor(options: RedisStreamStoreOptions) {
+    this.settings = storeSettings(options, 'RedisStreamStore');
+    this.timing = { heartbeatInterval: this.settings.heartbeatInterval, heartbeatTimeout: this.settings.heartbeatTimeout };
+    this.prefix = options.prefix ?? 'llm-stream:';
+    this.timeout = options.commandTimeout ?? 5000;
+    this.send = redisSender(options.client, 'command');
+    this.follower = new RedisFollower(
+      redisSender(options.blockingClient, 'blocking'),
+      this.send,
+      this.settings.heartbeatInterval,
+      this.timeout,
+    );
+  }
+
+  async create(streamId: string): Promise<void> {
+    const key = this.key(streamId);
+    await this.command(['XADD', key, 'MAXLEN', '~', String(this.settings.maxLength), OPENING, 'k', 'open']);
+    await Promise.all([
+      this.command(['PEXPIRE', key, String(this.settings.liveTtl)]),
+      this.command(['SET', `${key}:alive`, '1', 'PX', String(this.settings.heartbeatTimeout)]),
+      this.command(['DEL', `${key}:stop`]),
+    ]);
+  }
+
+  async append(streamId: string, entries: readonly StreamEntry[]): Promise<void> {
+    const key = this.key(streamId);
+    const maxLength = String(this.settings.maxLength);
+    // Sent together: a client pipelines them on its connection, in order.
+    const added = entries.map((entry) =>
+      this.command([
+        'XADD',
+        key,
+        'NOMKSTREAM',
+        'MAXLEN',
+        '~',
+        maxLength,
+        `${entry.id}-0`,
+        'k',
+        entry.kind,
+        't',
+        entry.type,
+        'd',
+        entry.data,
+      ]),
+    );
+    const ended = entries.some((entry) => entry.kind === 'end');
+    const ttl = String(ended ? this.settings.endedTtl : this.settings.liveTtl);
+    const after = [this.command(['PEXPIRE', key, ttl])];
+    if (ended) after.push(this.command(['DEL', `${key}:alive`]), this.command(['PEXPIRE', `${key}:stop`, ttl]));
+    const replies = await Promise.all([...added, ...after]);
+    if (replies.slice(0, added.length).some((reply) => reply === null || reply === undefined)) throw lost(streamId);
+  }
+
+  async beat(streamId: string): Promise<boolean> {
+    const key = this.key(streamId);
+    const [, stop] = await Promise.all([
+      this.command(['SET', `${key}:alive`, '1', 'PX', String(this.settings.heartbeatTimeout)]),
+      this.command(['EXISTS', `${key}:stop`]),
+    ]);
+    return Number(stop) > 0;
+  }
+
+  async requestStop(streamId: string): Promise<boolean> {
+    const state = await this.state(streamId);
+    if (!state.stored || state.ended) return false;
+    await this.command(['SET', `${this.key(streamId)}:stop`, '1', 'PX', String(this.settings.liveTtl)]);
+    return true;
+  }
+
+  async state(streamId: string): Promise<StoredStreamState> {
+    const key = this.key(streamId);
+    const [exists, alive, last] = await Promise.all([
+      this.command(['EXISTS', key]),
+      this.command(['EXISTS', `${key}:alive`]),
+      this.command(['XREVRANGE', key, '+', '-', 'COUNT', '1']),
+    ]);
+    if (Number(exists) === 0) return { stored: false, ended: false, alive: false, lastId: 0 };
+    const [entry] = entriesOf(last);
+    const ended = entry?.kind === 'end';
+    return { stored: true, ended, alive: !ended && Number(alive) > 0, lastId: entry?.id ?? 0 };
+  }
+
+  async read(
+    streamId: string,
+    after: number,
+    options: { readonly count: number; readonly waitMs: number; readonly signal?: AbortSignal },
+  ): Promise<StreamEntry[]> {
+    const key = this.key(streamId);
+    const range = async (): Promise<StreamEntry[]> =>
+      entriesOf(await this.command(['XRANGE', key, `${after + 1}-0`, '+', 'COUNT', String(options.count)]));
+    const now = await range();
+    if (now.length > 0 || options.waitMs <= 0 || options.signal?.aborted === true) return now;
+    await this.follower.wait(key, after === 0 ? OPENING : `${after}-0`, options.waitMs, options.signal);
+    // The wait ends early when the reader leaves: it wants nothing then.
+    return aborted(options.signal) ? [] : range();
+  }
+
+  /** The stream's key; the braces keep a stream's keys in one slot of a Redis Cluster. */
+  private key(streamId: string): string {
+    return `${this.prefix}{${streamId}}`;
+  }
+
+  private async command(args: readonly string[]): Promise<unknown> {
+    try {
+      return await this.send(args, this.timeout);
+    } catch (error) {
+      // A refused XADD id: another producer wrote this stream, or it exists already.
+      if (args[0] === 'XADD' && error instanceof StreamClosedEarlyError && /equal or smaller/.test(text(error.message))) {
+        throw new StreamClosedEarlyError(
+          `the stream store refused entry ${args[args.indexOf('k') - 1]} of ${args[1]}: it holds that id already`,
+          {
+            reason: 'store',
+            cause: error.cause,
+          },
+        );
+      }
+      throw error;
+    }
+  }
+}
+
+/** Whether the signal has aborted (a function, so that the check is made anew after an `await`). */
+function aborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
+}

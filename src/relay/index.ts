@@ -1,0 +1,25 @@
+// The relay (`rxjs-llm-stream/relay`): serving a streamed reply onward, to slow clients, through
+// reconnects, across instances. Node servers only: its own entry point, so that none of it reaches a
+// browser bundle of the main one.
+export { StreamRelay } from './StreamRelay.js';
+export type { StreamRelayOptions, RelayClientOptions, RelayReport } from './StreamRelay.js';
+export { sendSse, DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_STALL_TIMEOUT, DEFAULT_HEARTBEAT_INTERVAL } from './sendSse.js';
+export type { SendSseOptions, SentReport, SseWritable } from './sendSse.js';
+export { toStreamEntries } from './toStreamEntries.js';
+export { readStream } from './readStream.js';
+export type { ReadStreamOptions } from './readStream.js';
+export type { StreamStore, StoredStreamState, StreamStoreTiming } from './StreamStore.js';
+export type { StreamStoreOptions } from './storeOptions.js';
+export { DEFAULT_HEARTBEAT_INTERVAL_MS, DEFAULT_HEARTBEAT_TIMEOUT_MS } from './storeOptions.js';
+export { MemoryStreamStore } from './MemoryStreamStore.js';
+export { RedisStreamStore } from './RedisStreamStore.js';
+export type { RedisStreamStoreOptions } from './RedisStreamStore.js';
+export type { RedisClientLike } from './redisCommands.js';
+export { ClientBacklog } from '../core/ClientBacklog.js';
+export { relayFormat } from '../core/RelayFormat.js';
+export type { RelayFormat, RelayFormatName, RelayFrame } from '../core/RelayFormat.js';
+export { parseStreamPosition, STREAM_START } from '../core/streamEntries.js';
+export type { StreamEntry, ResumePosition } from '../core/streamEntries.js';
+export { Demand } from '../core/Demand.js';
+export { SlowClientError } from './SlowClientError.js';
+export type { SlowClientErrorOptions, SlowClientReason } from './SlowClientError.js';
