@@ -20,7 +20,11 @@ const config: Config = {
         },
       },
     ],
+    // eventsource-parser 4 (a judge of the test kit's SSE) is published as ES modules only, which
+    // Jest's CommonJS runtime cannot require on Node 20: its files are compiled like the specs.
+    '^.+/node_modules/eventsource-parser/.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', isolatedModules: true } }],
   },
+  transformIgnorePatterns: ['/node_modules/(?!eventsource-parser/)'],
   // Sources import with `.js` extensions (required by the ESM build); Jest resolves the `.ts` file.
   // The recipes (spec/recipes/) import the package by its name, as its users do: from the sources.
   moduleNameMapper: {
