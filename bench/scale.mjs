@@ -7,7 +7,9 @@
 // measurement (bench/scaleClient.mjs) in a fresh process, one contender at one number of streams.
 // Writes BENCHMARKS-scale.md at the repository root and prints it. Settings (environment):
 //   SCALE_STREAMS     comma-separated numbers of concurrent streams (default 100,1000,10000)
-//   SCALE_CONTENDERS  comma-separated subset of: transport, library, openai, ai-sdk
+//   SCALE_CONTENDERS  comma-separated subset of: transport, library, openai, ai-sdk, relay
+//   SCALE_RELAY_MAX   the most streams the relay is run with (default 1000: the relay's process holds
+//                     two sockets a stream, and its clients run in a third process on the same cores)
 //   SCALE_RATE        events per second per stream (default 2)
 //   SCALE_WARMUP      seconds between the last stream opened and the window (default 3)
 //   SCALE_WINDOW      seconds measured (default 5)
@@ -31,7 +33,9 @@ const list = (value, fallback) =>
         .filter(Boolean)
     : fallback;
 const streamCounts = list(env.SCALE_STREAMS, ['100', '1000', '10000']).map(Number);
-const contenders = list(env.SCALE_CONTENDERS, ['transport', 'library', 'openai', 'ai-sdk']);
+const contenders = list(env.SCALE_CONTENDERS, ['transport', 'library', 'openai', 'ai-sdk', 'relay']);
+const relayMax = Number(env.SCALE_RELAY_MAX ?? 1000);
+const runs = (contender, streams) => contender !== 'relay' || streams <= relayMax;
 const rate = Number(env.SCALE_RATE ?? 2);
 const warmUp = Number(env.SCALE_WARMUP ?? 3);
 const windowSeconds = Number(env.SCALE_WINDOW ?? 5);
@@ -41,7 +45,7 @@ const started = Date.now();
 const loadAtStart = os.loadavg();
 
 // The open files each process may need: its streams, and some to spare.
-const neededFiles = Math.max(...streamCounts) + 1024;
+const neededFiles = Math.max(...streamCounts.map((n) => (contenders.includes('relay') && runs('relay', n) ? 2 * n : n))) + 1024;
 const limits = execFileSync('sh', ['-c', 'ulimit -n; ulimit -Hn'], { encoding: 'utf8' }).trim().split('\n');
 const [softLimit, hardLimit] = limits.map((n) => (n === 'unlimited' ? Infinity : Number(n)));
 const raisedLimit = Math.min(neededFiles, hardLimit);
@@ -95,6 +99,7 @@ function measure(contender, streams) {
 const results = [];
 for (const streams of streamCounts) {
   for (const contender of contenders) {
+    if (!runs(contender, streams)) continue;
     const r = await measure(contender, streams);
     results.push(r);
     log(
@@ -172,6 +177,11 @@ out("  takes a Node stream) through the README's pipeline; the SDKs are given a 
 out('  web stream of the same chunks, as `fetch` would (openai: `client.chat.completions.stream()`, its `content`');
 out('  events; ai-sdk: `streamText` with `@ai-sdk/openai`, `fullStream` text deltas). `transport` reads the chunks and');
 out('  drops them: the floor of memory and CPU that every reader pays.');
+out("- Relay: the README's layers read the upstream by demand inside a `StreamRelay` (rxjs-llm-stream/relay, its in-memory");
+out('  store), which keeps each event and writes it as SSE to a client of its own over 127.0.0.1; the clients run in a');
+out("  third process (bench/scaleRelayClients.mjs) that reads as fast as the bytes come. Memory and CPU are the relay's");
+out("  process: the upstream socket, the pipeline, the stored events and the client's socket. An event is handed out when");
+out("  its frame is written to the client's socket. Run up to SCALE_RELAY_MAX streams (default 1,000).");
 out('- *heap*, *RSS*: `process.memoryUsage()` after two full GCs, above the level before the first connection (modules');
 out('  loaded), divided by the streams. *beyond transport*: the same less the transport floor of the same number of');
 out('  streams, what the reader itself holds per stream. *text*: the characters the streams had received (one byte each).');
@@ -236,8 +246,18 @@ const largest = Math.max(...streamCounts);
         `the library ${kb(beyond(mine))}; ${text || 'no peer measured'}.`,
     );
   }
-  out('- Once the relay exists: the same with 1,000 clients served through it (not measured here; bench/scaleClient.mjs');
-  out('  has the place for that contender).');
+  for (const streams of streamCounts) {
+    const relay = results.find((r) => r.streams === streams && r.contender === 'relay' && !r.error);
+    const floor = results.find((x) => x.streams === streams && x.contender === 'transport' && !x.error);
+    if (!relay) continue;
+    const beyond = floor ? `${kb(relay.heapPerStream - floor.heapPerStream)} beyond the transport, ` : '';
+    out(
+      `- ${streams.toLocaleString('en')} clients served through the relay: ${relay.opened.toLocaleString('en')} open, ` +
+        `${relay.failures} failed; ${beyond}p99 ${fmt(relay.p99, 2)} ms from the upstream bytes to the write to the client; ` +
+        `the clients had read ${relay.clientEvents.toLocaleString('en')} of the ${relay.handedOut.toLocaleString('en')} ` +
+        'content events written to them when the window closed.',
+    );
+  }
 }
 out();
 

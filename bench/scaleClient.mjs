@@ -13,6 +13,7 @@
 // `IncomingMessage` itself (`fromReadableStream` takes a Node stream); the two SDKs take a `fetch`,
 // which is given one that returns a `Response` over a web stream of the same chunks, as fetch does.
 import http from 'node:http';
+import { fork } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
@@ -33,6 +34,7 @@ const requestBody = JSON.stringify({ model: 'gpt-4.1-nano', stream: true, messag
 
 let measuring = false;
 let events = 0;
+let handedOut = 0; // every content event, in the window or not
 let textChars = 0;
 const latencies = [];
 let failures = 0;
@@ -60,6 +62,7 @@ function onContent(record, text) {
   const arrived = record.times[record.next];
   record.times[record.next++] = undefined;
   textChars += text.length;
+  handedOut++;
   if (!measuring) return;
   events++;
   if (arrived !== undefined) latencies.push(now - arrived);
@@ -178,9 +181,75 @@ const CONTENDERS = {
       return result;
     },
   },
-  // Once the relay exists (issue 19: src/relay/), a contender here can serve `streams` clients
-  // through it from this same upstream: start() opens one client of the relay per stream.
+  // The relay (rxjs-llm-stream/relay): a `StreamRelay` over the in-memory store serves each stream
+  // to a client of its own, in another process (bench/scaleRelayClients.mjs), as a gateway does:
+  // POST /chat starts the upstream request, reads it through the README's layers by the client's
+  // demand, keeps every event in the store and writes it to the client as SSE. An event is handed
+  // out when its frame is written to the client's socket (`response.write`), so the latency is from
+  // the upstream bytes' arrival to the frame's write, store and sink included.
+  relay: {
+    load: async () => {
+      const lib = await import(libraryUrl);
+      const { Observable } = await import('rxjs');
+      const { StreamRelay } = await import(new URL('./relay/index.js', libraryUrl).href);
+      const relay = new StreamRelay({ onError: (error) => fail(error) });
+      const waiting = new Map();
+      const server = http.createServer((request, response) => {
+        request.resume();
+        const id = new URL(request.url, 'http://relay').searchParams.get('id');
+        const stream = waiting.get(id);
+        if (stream === undefined) return response.writeHead(404).end();
+        const write = response.write.bind(response);
+        response.write = (chunk, ...rest) => {
+          noteFrames(stream.record, chunk);
+          return write(chunk, ...rest);
+        };
+        const reply = (demand) =>
+          new Observable((subscriber) => {
+            let subscription;
+            open(stream.record, (upstream) => (subscription = lib.fromReadableStream(upstream, { demand }).subscribe(subscriber))).catch(
+              (error) => subscriber.error(error),
+            );
+            return () => subscription?.unsubscribe();
+          }).pipe(lib.decodeUtf8(), lib.sseFrames(), lib.assembleChunks(), lib.groupToolCallsByIndex());
+        relay.start(reply, response, { streamId: id }).subscribe({ error: fail });
+      });
+      server.maxConnections = Infinity;
+      await new Promise((resolve) => server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, resolve));
+      const clients = fork(new URL('./scaleRelayClients.mjs', import.meta.url), [String(server.address().port)]);
+      clients.on('message', (message) => {
+        const id = message.opened ?? message.failed;
+        if (id === undefined) return clients.emit('count', message.events);
+        const stream = waiting.get(id);
+        waiting.delete(id);
+        if (message.opened) stream.resolve(stream);
+        else stream.reject(new Error(`relay client ${id}: ${message.error}`));
+      });
+      const clientEvents = () =>
+        new Promise((resolve) => {
+          clients.once('count', resolve);
+          clients.send({ count: true });
+        });
+      return { waiting, clients, clientEvents, next: 0 };
+    },
+    start: (record, relay) =>
+      new Promise((resolve, reject) => {
+        const id = `s${relay.next++}`;
+        relay.waiting.set(id, { record, resolve, reject });
+        relay.clients.send({ open: id });
+      }),
+  },
 };
+
+const CONTENT_FRAME = 'event: content\n';
+/** The content frames a write to a relay's client holds: each is the event handed out, with its text. */
+function noteFrames(record, chunk) {
+  if (typeof chunk !== 'string') return;
+  for (let at = chunk.indexOf(CONTENT_FRAME); at !== -1; at = chunk.indexOf(CONTENT_FRAME, at + 1)) {
+    const data = chunk.indexOf('data: ', at) + 6;
+    onContent(record, JSON.parse(chunk.slice(data, chunk.indexOf('\n', data))).text);
+  }
+}
 
 const spec = CONTENDERS[contender];
 if (spec === undefined) throw new Error(`unknown contender ${contender}`);
@@ -226,8 +295,12 @@ const textBytes = textChars;
 
 latencies.sort((a, b) => a - b);
 const at = (q) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] : null);
+// The relay's clients: what they read by the end of the window, beside what was written to them.
+const clientEvents = loaded.clientEvents ? await loaded.clientEvents() : undefined;
 const result = {
   contender,
+  clientEvents,
+  handedOut,
   streams,
   opened: held.length,
   failures,
