@@ -14,7 +14,7 @@ import { WORKLOADS, chunk } from './workloads.mjs';
 import { CONTENDERS, MEMORY_CONTENDERS, BudgetExceeded } from './contenders.mjs';
 
 const { workload, scale, sizeScale, chunkSizes, exclude, overBudgetAtX1, params } = workerData;
-const { runs, minMs, maxRuns, budgetMs, capMs, maxChunks } = params;
+const { runs, minMs, maxRuns, budgetMs, capMs, maxChunks, fullGc } = params;
 const gc = globalThis.gc;
 if (typeof gc !== 'function') throw new Error('run with node --expose-gc');
 
@@ -55,9 +55,12 @@ function check(name, result, expected, events) {
 
 /** One run of `contender` over `chunks`: { ms } or { budget: true }; throws on a wrong result. */
 async function runOnce(contender, chunks, expected, events, phase, chunkSize) {
-  // A full GC before each timed run, so that no run pays for the garbage of the one before; not
-  // before warm-ups (with millions of chunk views on the heap, a full GC takes a good part of a second).
-  if (phase === 'timed') gc();
+  // A collection of the young generation before each timed run, so that no run pays for the
+  // garbage of the one before; not before warm-ups. Not a full GC (BENCH_GC=full brings it back): a
+  // full GC drops the hidden classes that only dead objects had, and the code optimized for them,
+  // and changes allocation sites' tenuring, so the run after it is slower than any run between two
+  // of V8's own collections (BENCHMARKS.md, "How it is measured").
+  if (phase === 'timed') gc(fullGc ? undefined : { type: 'minor' });
   post({ type: 'run', phase, contender: contender.name, chunkSize });
   const start = performance.now();
   const ctx = { ...ctxBase, deadline: start + budgetMs };
@@ -155,6 +158,8 @@ for (const chunkSize of chunkSizes) {
   // fed all of the warm-up input but its last chunk.
   let held = [];
   for (const contender of active) held.push(await contender.hold(warmChunks.slice(0, -1), { ...ctxBase }));
+  // What the warm-ups and the chunk arrays left behind, collected once before the timed rounds.
+  gc();
   // Timed rounds: each active contender once per round, the order rotating.
   for (let round = 0; active.length > 0; round++) {
     const order = active.map((_, i) => active[(i + round) % active.length]);
