@@ -5,7 +5,7 @@
 // Writes BENCHMARKS.md at the repository root (overwriting it) and prints the same tables.
 // Progress goes to stderr. The exit code is 1 when a contender failed or disagreed on the result.
 //
-// Every workload × scale runs in a worker thread of its own (bench/worker.mjs); the workloads are
+// Every contender × workload × scale runs in a worker thread of its own (bench/worker.mjs); the workloads are
 // in bench/workloads.mjs, the contenders in bench/contenders.mjs. Settings (environment):
 //   BENCH_SCALE       size of x1 relative to the nominal sizes (20 MB text, 5 MB of arguments,
 //                     20 MB of 64 calls, a 10 MB line); default 0.25, see SIZE_NOTE below
@@ -24,6 +24,9 @@
 //   BENCH_SCALES      comma-separated scales (default 1,4)
 //   BENCH_OUT         the report's path (default BENCHMARKS.md at the repository root)
 //   BENCH_GC          `full` for a full GC before each timed run instead of a young-generation one
+//   BENCH_WARM_MS     untimed runs on the real input first, until they add up to this (default 1000)
+//   BENCH_WARM_RUNS   or until there are this many (default 15)
+//   BENCH_PROCESSES   workers per cell for the floors and the library, samples pooled (default 3)
 import { Worker } from 'node:worker_threads';
 import { writeFileSync, readFileSync, cpSync, rmSync, existsSync, readdirSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -81,6 +84,9 @@ const params = {
   budgetMs: Number(env.BENCH_BUDGET_MS ?? 3000),
   maxChunks: Number(env.BENCH_MAX_CHUNKS ?? 6_000_000),
   fullGc: env.BENCH_GC === 'full',
+  warmMs: Number(env.BENCH_WARM_MS ?? 1000),
+  processes: Number(env.BENCH_PROCESSES ?? 3),
+  warmRuns: Number(env.BENCH_WARM_RUNS ?? 15),
 };
 const sizeScale = Number(env.BENCH_SCALE ?? 0.25);
 const workloads = list(env.BENCH_WORKLOADS, Object.keys(WORKLOADS));
@@ -91,6 +97,12 @@ for (const w of workloads) if (!WORKLOADS[w]) throw new Error(`unknown workload 
 if (typeof globalThis.gc !== 'function') throw new Error('run with node --expose-gc (npm run bench does)');
 
 const names = CONTENDERS.map((c) => c.name);
+/** The median of samples pooled from several workers. */
+const pooledMedian = (xs) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const m = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2;
+};
 const log = (...args) => console.error(...args);
 const started = Date.now();
 const loadAtStart = os.loadavg();
@@ -134,10 +146,10 @@ function show(r, bytes, floorMs, mark = '') {
  * by a margin (only the synchronous library pipeline can: every other contender checks the budget
  * itself) gets the worker terminated: `killed` names the contender and chunk size.
  */
-function runWorker(workload, scale, sizes, exclude, overBudgetAtX1, info) {
+function runWorker(workload, scale, sizes, exclude, overBudgetAtX1, info, only) {
   return new Promise((resolve) => {
     const worker = new Worker(new URL('./worker.mjs', import.meta.url), {
-      workerData: { workload, scale, sizeScale, chunkSizes: sizes, exclude, overBudgetAtX1, params },
+      workerData: { workload, scale, sizeScale, chunkSizes: sizes, exclude, overBudgetAtX1, params, only: [...only], memory: !only.again },
       resourceLimits: { maxOldGenerationSizeMb: 8192 },
       stderr: false,
     });
@@ -163,7 +175,6 @@ function runWorker(workload, scale, sizes, exclude, overBudgetAtX1, info) {
         current = null;
       } else if (m.type === 'cell') {
         cells[m.chunkSize] = m;
-        progress(workload, scale, m, info);
       } else if (m.type === 'end') ended = true;
     });
     worker.on('error', (error) => {
@@ -216,23 +227,54 @@ for (const scale of scales) {
           .map(([n]) => n);
       }
     }
+    // The floors and the library share a worker, their runs interleaved, so that their ratios are
+    // taken in one process; that worker runs `processes` times and the samples are pooled (a whole
+    // process can run a fifth slower than the next one). Each peer runs in a worker of its own, once,
+    // so that its garbage lands on nobody else. The cells are then put side by side.
     const cells = {};
-    let remaining = [...chunkSizes];
-    while (remaining.length > 0) {
-      const outcome = await runWorker(workload, scale, remaining, exclude, overBudgetAtX1, info);
-      Object.assign(cells, outcome.cells);
-      remaining = remaining.filter((size) => !(size in cells));
-      if (outcome.killed) {
-        (exclude[outcome.killed.chunkSize] ??= []).push(outcome.killed.contender);
-      } else if (remaining.length > 0) {
-        const why = outcome.crashed ?? 'the worker ended early';
-        for (const size of remaining) {
-          cells[size] = { chunkSize: size, skipped: `the worker failed: ${why.split('\n')[0]}`, failed: true };
-          failures.push(`${workload} x${scale} at ${size} B: the worker failed: ${why}`);
+    const turns = [];
+    const ours = CONTENDERS.filter((c) => c.floor || c.library).map((c) => c.name);
+    for (let p = 0; p < params.processes; p++) {
+      turns.push(p === 0 ? ours : Object.assign([...ours], { again: true }));
+      if (p === 0) for (const c of CONTENDERS) if (!ours.includes(c.name)) turns.push([c.name]);
+    }
+    for (const only of turns) {
+      const name = only.join(', ');
+      const mine = {};
+      let remaining = [...chunkSizes];
+      while (remaining.length > 0) {
+        const outcome = await runWorker(workload, scale, remaining, exclude, overBudgetAtX1, info, only);
+        Object.assign(mine, outcome.cells);
+        remaining = remaining.filter((size) => !(size in mine));
+        if (outcome.killed) {
+          (exclude[outcome.killed.chunkSize] ??= []).push(outcome.killed.contender);
+        } else if (remaining.length > 0) {
+          const why = outcome.crashed ?? 'the worker ended early';
+          for (const size of remaining) {
+            mine[size] = { chunkSize: size, skipped: `the worker of ${name} failed: ${why.split('\n')[0]}`, failed: true };
+          }
+          remaining = [];
         }
-        remaining = [];
+      }
+      for (const [size, cell] of Object.entries(mine)) {
+        const merged = (cells[size] ??= { chunkSize: cell.chunkSize, chunks: cell.chunks, results: {}, memory: {} });
+        if (cell.failed) for (const n of only) merged.results[n] = { status: 'error', samples: [], error: cell.skipped };
+        else if (cell.skipped) merged.skipped ??= cell.skipped;
+        if (cell.skipped) continue;
+        for (const [n, r] of Object.entries(cell.results)) {
+          const before = merged.results[n];
+          if (before === undefined || before.status !== 'ok') merged.results[n] = before?.status === 'error' ? before : r;
+          else if (r.status !== 'ok') merged.results[n] = r;
+          else {
+            before.samples.push(...r.samples);
+            before.median = pooledMedian(before.samples);
+            before.processes = (before.processes ?? 1) + 1;
+          }
+        }
+        for (const [n, m] of Object.entries(cell.memory)) merged.memory[n] ??= m;
       }
     }
+    for (const size of chunkSizes) if (cells[size]) progress(workload, scale, cells[size], info);
     (results[workload] ??= {})[scale] = { info, cells };
   }
 }
@@ -297,23 +339,29 @@ out(
 out();
 out('## How it is measured');
 out();
-out('- Each workload × scale runs in a fresh worker thread. Per chunk size: the chunk array is built (not timed; every');
-out('  contender gets the same array), each contender is warmed up once on an input of the same shape at 1/20 of the x1');
-out('  size, then timed in rounds, one run per contender per round with the order rotating each round. One full GC');
-out('  before the rounds, and a young-generation GC (a scavenge) before each run (neither timed), so that no run pays');
-out('  for the young garbage of the one before. A run is the whole path from the chunk array to the assembled result.');
-out('  Every result is checked: text');
+out('- Each workload × scale runs in fresh worker threads: one for the two floors and the library, its runs interleaved');
+out('  in rounds with the order rotating, so that its ratios are taken in one process, and one for each peer, so that');
+out("  the peers' garbage lands on nobody else. Per chunk size: the chunk array is built (not timed; every contender gets");
+out('  the same bytes, cut the same way), each contender is');
+out('  warmed up once on an input of the same shape at 1/20 of the x1 size, then on the real input, untimed, until those');
+out(`  runs add up to ${params.warmMs} ms or ${params.warmRuns} runs (V8 settles over several runs: after one run on the small input, the`);
+out('  first dozen timed runs of a fast contender were up to half as slow again as the rest); one more stream of it is');
+out('  opened and left open,');
+out('  fed all of the warm-up input but its last chunk (as in a process that serves other streams while one is measured),');
+out('  then the timed runs, one full GC before the first and a young-generation GC (a scavenge) before each (neither');
+out('  timed). A run is the whole path from the chunk array to the assembled result. Every result is checked: text');
 out("  length and each tool call's argument length must equal the generator's; a contender that disagrees fails the run.");
-out('- While a cell is timed, one more stream of each contender stays open, fed all of the warm-up input but its last');
-out('  chunk, as in a process that serves other streams while one is measured: a full GC would otherwise free every');
-out('  object of a contender, V8 would drop their hidden classes and the optimized code specialized for them');
-out('  (`--trace-deopt`: "weak objects").');
-out('- Why not a full GC before each run (BENCH_GC=full does it): even with the held streams, the run after a full GC is');
-out("  slower than any run between two of V8's own collections, since a full GC still drops the hidden classes only");
-out("  dead objects had (each run's last chunks) and the code that depends on them, and resets allocation sites'");
-out('  tenuring. Measured on text x1 at 16 KiB (20 runs, median): the library 29-30 ms after a full GC, 19 ms after a');
-out('  scavenge, 18-21 ms after none; the decode floor 6.6-8.0, 5.7 and 6.0-6.5 ms. V8 starts a full GC when its old');
-out('  generation has grown, not once per reply, so the scavenge is the closer picture of what a serving process pays.');
+out(`  The worker of the floors and the library runs ${params.processes} times per cell and their samples are pooled: on this`);
+out('  machine a whole process (module compilation included) can run a fifth to a half slower than the next one.');
+out('- Why not a full GC before each run (BENCH_GC=full does it): the run after a full GC is slower than any run between');
+out("  two of V8's own collections, since a full GC drops the hidden classes only dead objects had (each run's last");
+out('  chunks) and the optimized code that depends on them (`--trace-deopt`: "weak objects"), and resets allocation');
+out("  sites' tenuring. Measured on text x1 at 16 KiB (20 runs, median, the library alone in its process): the library");
+out('  29-30 ms after a full GC, 19 ms after a scavenge, 18-21 ms after none; the decode floor 6.6-8.0, 5.7 and 6.0-6.5');
+out('  ms. V8 starts a full GC when its old generation has grown, not once per reply, so the scavenge is the closer');
+out('  picture of what a serving process pays. (A scavenge alone in one worker shared by all contenders would not do:');
+out("  the peers' old garbage then lands on whoever runs next; in one run that way the JSON.parse floor went from 43 to");
+out('  61 ms.)');
 out('- Two floors, measured in every cell: the *decode floor*, the cost of merely reading the bytes (one streaming');
 out('  `TextDecoder` and a search for each blank line in the newly decoded text, nothing parsed), and the *floor*, the');
 out('  cost of the least a client that parses must do (the same decoder, a split on blank lines, one `JSON.parse` of');

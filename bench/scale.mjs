@@ -87,11 +87,18 @@ function measure(contender, streams) {
     let err = '';
     child.stdout.on('data', (chunk) => (out += chunk));
     child.stderr.on('data', (chunk) => (err += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), (warmUp + windowSeconds + 90 + streams / 200) * 1000);
+    // The ramp (at most 40 s), the warm-up and the window, the memory and the close, with room to spare.
+    const limitSeconds = warmUp + windowSeconds + 40 + 120 + streams / 100;
+    let killed = false;
+    const timer = setTimeout(() => {
+      killed = true;
+      child.kill('SIGKILL');
+    }, limitSeconds * 1000);
     child.on('exit', (code) => {
       clearTimeout(timer);
       const line = out.split('\n').find((l) => l.startsWith('{'));
-      resolve(line ? JSON.parse(line) : { contender, streams, error: `exit ${code}: ${err.split('\n').slice(0, 4).join(' ')}` });
+      const why = killed ? `no result within ${limitSeconds} s (stopped)` : `exit ${code}: ${err.split('\n').slice(0, 4).join(' ')}`;
+      resolve(line ? JSON.parse(line) : { contender, streams, error: why });
     });
   });
 }
@@ -206,7 +213,9 @@ for (const streams of streamCounts) {
       continue;
     }
     const beyond = floor && r !== floor ? kb(r.heapPerStream - floor.heapPerStream) : '—';
-    const open = `${r.opened.toLocaleString('en')}${r.failures ? ` (${r.failures} failed: ${r.firstFailure})` : ''}`;
+    const open =
+      `${r.opened.toLocaleString('en')}${r.opened < streams ? ` of ${streams.toLocaleString('en')} (40 s)` : ''}` +
+      `${r.failures ? ` (${r.failures} failed: ${r.firstFailure})` : ''}`;
     const kept = r.expectedEvents ? `${((100 * r.events) / r.expectedEvents).toFixed(0)}%` : '—';
     const latency = r.contender === 'transport' ? ['—', '—', '—'] : [fmt(r.p50, 2), fmt(r.p99, 2), fmt(r.max, 1)];
     out(

@@ -1,20 +1,24 @@
-// Measures one workload at one scale, at each of the chunk sizes it is given, in a worker thread of
-// its own (a fresh heap; the parent can stop it if a synchronous contender overruns its budget).
+// Measures one workload at one scale, at each of the chunk sizes it is given, for the contenders it
+// is given (compare.mjs: one), in a worker thread of its own (a fresh heap, so that no contender
+// pays for another's garbage or shares its hidden classes; the parent can stop it if a synchronous
+// contender overruns its budget).
 //
-// For each chunk size: cut the bytes into the chunk array every contender reads; warm every
-// contender up once on a small input of the same shape (1/20 of the x1 size) at the same chunk
-// size; open one more stream of each contender, fed most of the small input, and leave it open
-// (`hold`); then rounds of timed runs, one run per contender per round, the order rotating every
-// round, with a full GC before each timed run (not timed); then the memory runs. Every result is checked against
-// the workload's expected text and argument lengths; a contender that disagrees or throws is
-// reported as an error.
+// For each chunk size: cut the bytes into the chunk array; warm the contender up once on a small
+// input of the same shape (1/20 of the x1 size) at the same chunk size, then on the real input
+// until the runs add up to warmMs (or warmRuns runs); open one more stream of it,
+// fed most of the small input, and leave it open (`hold`); then the timed runs, each after a
+// young-generation GC (not timed); then the memory runs. Every result is checked against the
+// workload's expected text and argument lengths; a contender that disagrees or throws is reported
+// as an error.
 import { parentPort, workerData } from 'node:worker_threads';
 import v8 from 'node:v8';
 import { WORKLOADS, chunk } from './workloads.mjs';
 import { CONTENDERS, MEMORY_CONTENDERS, BudgetExceeded } from './contenders.mjs';
 
-const { workload, scale, sizeScale, chunkSizes, exclude, overBudgetAtX1, params } = workerData;
-const { runs, minMs, maxRuns, budgetMs, capMs, maxChunks, fullGc } = params;
+const { workload, scale, sizeScale, chunkSizes, exclude, overBudgetAtX1, params, only, memory: memoryRuns } = workerData;
+// The contenders this worker measures (compare.mjs gives each one a worker of its own).
+const MINE = CONTENDERS.filter((c) => only === undefined || only.includes(c.name));
+const { runs, minMs, maxRuns, budgetMs, capMs, maxChunks, fullGc, warmMs, warmRuns } = params;
 const gc = globalThis.gc;
 if (typeof gc !== 'function') throw new Error('run with node --expose-gc');
 
@@ -55,11 +59,12 @@ function check(name, result, expected, events) {
 
 /** One run of `contender` over `chunks`: { ms } or { budget: true }; throws on a wrong result. */
 async function runOnce(contender, chunks, expected, events, phase, chunkSize) {
-  // A collection of the young generation before each timed run, so that no run pays for the
+  // A collection of the young generation before each timed run, so that no run pays for the young
   // garbage of the one before; not before warm-ups. Not a full GC (BENCH_GC=full brings it back): a
   // full GC drops the hidden classes that only dead objects had, and the code optimized for them,
   // and changes allocation sites' tenuring, so the run after it is slower than any run between two
-  // of V8's own collections (BENCHMARKS.md, "How it is measured").
+  // of V8's own collections (BENCHMARKS.md, "How it is measured"). What a contender leaves in the old
+  // generation is its own (a worker measures one), collected when V8 decides, as in a process.
   if (phase === 'timed') gc(fullGc ? undefined : { type: 'minor' });
   post({ type: 'run', phase, contender: contender.name, chunkSize });
   const start = performance.now();
@@ -134,7 +139,7 @@ for (const chunkSize of chunkSizes) {
   const warmChunks = chunk(warmData, chunkSize);
   const results = {};
   const active = [];
-  for (const contender of CONTENDERS) {
+  for (const contender of MINE) {
     const r = (results[contender.name] = { status: 'ok', samples: [] });
     if (exclude[chunkSize]?.includes(contender.name)) r.status = 'budget';
     else if (overBudgetAtX1[chunkSize]?.includes(contender.name)) r.status = 'budget-x1';
@@ -152,6 +157,27 @@ for (const chunkSize of chunkSizes) {
     } catch (error) {
       results[contender.name] = { status: 'error', samples: [], error: String(error?.stack ?? error) };
       active.splice(active.indexOf(contender), 1);
+    }
+  }
+  // Then on the real input, untimed, until the runs add up to warmMs or warmRuns runs: V8 settles
+  // (tiers up, sizes its young generation) over several runs, and a few runs on a small input leave
+  // the first dozen timed ones of a fast contender up to half as slow again as the rest.
+  for (const contender of [...active]) {
+    let spent = 0;
+    for (let n = 0; n < warmRuns && spent < warmMs; n++) {
+      try {
+        const warm = await runOnce(contender, chunks, data.expected, data.events, 'warmup', chunkSize);
+        if (warm.budget) {
+          results[contender.name].status = 'budget';
+          active.splice(active.indexOf(contender), 1);
+          break;
+        }
+        spent += warm.ms;
+      } catch (error) {
+        results[contender.name] = { status: 'error', samples: [], error: String(error?.stack ?? error) };
+        active.splice(active.indexOf(contender), 1);
+        break;
+      }
     }
   }
   // One stream of each contender stays open through the timed runs (see `hold` in contenders.mjs),
@@ -182,8 +208,9 @@ for (const chunkSize of chunkSizes) {
   held = []; // eslint-disable-line no-useless-assignment
   for (const r of Object.values(results)) if (r.status === 'ok') r.median = median(r.samples);
   const memory = {};
-  for (const name of Object.keys(MEMORY_CONTENDERS)) {
-    if (results[name].status !== 'ok') continue;
+  // The memory runs are taken once per cell (a repeated worker only adds timings).
+  for (const name of memoryRuns ? Object.keys(MEMORY_CONTENDERS) : []) {
+    if (results[name]?.status !== 'ok') continue;
     try {
       // Twice, keeping the run that retained less (see "How it is measured" in BENCHMARKS.md).
       const first = memoryRun(name, chunks, chunkSize);

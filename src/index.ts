@@ -24,7 +24,7 @@ export {
   transcriptPublishableEnd,
 } from './core/TranscriptPublisher.js';
 export type { TranscriptDelta } from './core/TranscriptPublisher.js';
-export { LineSplitter } from './core/LineSplitter.js';
+export { LineSplitter, type LineSink } from './core/LineSplitter.js';
 export { PartialJson, DEFAULT_PREVIEW_MAX_DEPTH, DEFAULT_PREVIEW_MAX_SIZE } from './core/PartialJson.js';
 export type { PartialJsonOptions, PartialJsonStop } from './core/PartialJson.js';
 export { NdjsonParser } from './core/NdjsonParser.js';

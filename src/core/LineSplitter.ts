@@ -26,6 +26,23 @@ const BOM = 0xfeff;
  * lines.pendingLine;   // '' (nothing open)
  * ```
  */
+/**
+ * Where a `LineSplitter` hands each line without cutting it out: the line is `text.slice(start, end)`
+ * (without its line end). `SseParser` reads its `data:` lines this way and slices once, after the
+ * field name, instead of once for the line and again for the value.
+ *
+ * @example
+ * ```ts
+ * import { LineSplitter, type LineSink } from 'rxjs-llm-stream';
+ *
+ * const lengths: LineSink = { line: (text, start, end) => console.log(end - start) };
+ * new LineSplitter(lengths, 1024).push('ab\ncde\n'); // logs 2, then 3
+ * ```
+ */
+export interface LineSink {
+  line(text: string, start: number, end: number): void;
+}
+
 export class LineSplitter {
   /**
    * The line that has not ended yet. Not a list of fragments joined at the end: a long line in tiny
@@ -46,12 +63,16 @@ export class LineSplitter {
    * @param maxLineLength The longest line held; past it, `tooLong` makes the error thrown.
    * @param tooLong Makes the error for a line that is too long, from its 1-based number.
    */
+  private readonly sink: LineSink;
+
   constructor(
-    private readonly onLine: (line: string) => void,
+    onLine: ((line: string) => void) | LineSink,
     private readonly maxLineLength: number,
     private readonly tooLong: (line: number) => Error = (line) =>
       new ProtocolError(`line ${line} is too long: more than ${maxLineLength} characters`, { reason: 'too-large', position: { line } }),
-  ) {}
+  ) {
+    this.sink = typeof onLine === 'function' ? { line: (text, start, end) => onLine(text.slice(start, end)) } : onLine;
+  }
 
   /** True while a line has begun and not ended. */
   get hasPendingLine(): boolean {
@@ -80,6 +101,7 @@ export class LineSplitter {
     let nextCr = -2;
     let nextLf = -2;
     const pending = this.pending;
+    const sink = this.sink;
     while (position < length) {
       let lineEnd: number;
       const first = text.charCodeAt(position);
@@ -94,7 +116,7 @@ export class LineSplitter {
             else if (text.charCodeAt(position) === LF) position++;
           }
           this.lineCount++;
-          this.onLine('');
+          sink.line(text, position, position);
           continue;
         }
         lineEnd = position;
@@ -105,11 +127,17 @@ export class LineSplitter {
         lineEnd = nextCr === -1 ? nextLf : nextLf === -1 ? nextCr : Math.min(nextCr, nextLf);
       }
       if (pending.length + lineEnd - position > this.maxLineLength) throw this.tooLong(this.lineCount + 1);
-      let line = text.slice(position, lineEnd);
+      // The line is handed over where it lies in the text; only a line begun in an earlier chunk
+      // is joined into a string of its own first.
+      let lineText = text;
+      let lineStart = position;
+      let lineStop = lineEnd;
       if (pending.length > 0) {
-        pending.append(line);
-        line = pending.value!;
+        pending.append(text.slice(position, lineEnd));
+        lineText = pending.value!;
         pending.clear();
+        lineStart = 0;
+        lineStop = lineText.length;
       }
       position = lineEnd + 1;
       if (text.charCodeAt(lineEnd) === CR) {
@@ -118,7 +146,7 @@ export class LineSplitter {
         else if (text.charCodeAt(position) === LF) position++;
       }
       this.lineCount++;
-      this.onLine(line);
+      sink.line(lineText, lineStart, lineStop);
     }
     if (position < length) {
       this.checkLength(this.pending.length + length - position);

@@ -1,6 +1,6 @@
 import { ProtocolError, StreamClosedEarlyError } from '../errors.js';
 import { jsonErrorObject, providerErrorFromBody } from '../internal/errorBody.js';
-import { LineSplitter } from './LineSplitter.js';
+import { LineSink, LineSplitter } from './LineSplitter.js';
 
 /**
  * One dispatched server-sent event, as the WHATWG HTML standard's event-stream interpretation
@@ -65,7 +65,7 @@ const LOWER_T = 116;
  * parser.end();
  * ```
  */
-export class SseParser {
+export class SseParser implements LineSink {
   private readonly maxEventSize: number;
   private readonly requireBlankLineAtEnd: boolean;
 
@@ -91,7 +91,7 @@ export class SseParser {
     this.maxEventSize = options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE;
     this.requireBlankLineAtEnd = options.requireBlankLineAtEnd === true;
     this.lines = new LineSplitter(
-      (line) => this.readLine(line),
+      this,
       this.maxEventSize,
       (line) =>
         new ProtocolError(`line too large: more than ${this.maxEventSize} characters at line ${line} (event ${this.eventCount + 1})`, {
@@ -135,23 +135,34 @@ export class SseParser {
     }
   }
 
-  private readLine(line: string): void {
-    if (line.length === 0) {
+  /**
+   * One line from the line layer: `text.slice(start, end)`. Not for callers: the parser is its own
+   * `LineSink`, so that a `data:` line is cut out of the text once, after its field name.
+   */
+  line(text: string, start: number, end: number): void {
+    if (start === end) {
       this.dispatch();
       return;
     }
     // Nearly every line of an LLM stream is `data: ...`: read it without a search for the colon or
     // slicing out the field name (five character reads cost less than either).
     if (
-      line.charCodeAt(4) === COLON &&
-      line.charCodeAt(0) === LOWER_D &&
-      line.charCodeAt(1) === LOWER_A &&
-      line.charCodeAt(2) === LOWER_T &&
-      line.charCodeAt(3) === LOWER_A
+      end - start >= 5 &&
+      text.charCodeAt(start + 4) === COLON &&
+      text.charCodeAt(start) === LOWER_D &&
+      text.charCodeAt(start + 1) === LOWER_A &&
+      text.charCodeAt(start + 2) === LOWER_T &&
+      text.charCodeAt(start + 3) === LOWER_A
     ) {
-      this.addData(line.slice(line.charCodeAt(5) === SPACE ? 6 : 5));
+      // Past `end` is the line end (or nothing), never a space: `data:` alone is empty data.
+      this.addData(text.slice(start + (text.charCodeAt(start + 5) === SPACE ? 6 : 5), end));
       return;
     }
+    this.readField(text.slice(start, end));
+  }
+
+  /** A line that is not `data:`: a field, a comment, or a line without a colon. */
+  private readField(line: string): void {
     const colon = line.indexOf(':');
     if (colon === 0) return; // a comment (keep-alives such as ": OPENROUTER PROCESSING")
     let field: string;
