@@ -420,6 +420,7 @@ export const CONTENDERS = [
     measure: measureLibrary,
     sync: true,
     library: true,
+    readme: true,
   },
   {
     name: 'lib scan',
