@@ -27,6 +27,8 @@
 //   BENCH_WARM_MS     untimed runs on the real input first, until they add up to this (default 1000)
 //   BENCH_WARM_RUNS   or until there are this many (default 15)
 //   BENCH_PROCESSES   workers per cell for the floors and the library, samples pooled (default 3)
+//   BENCH_RENDER      a saved run (node_modules/.cache/rxjs-llm-stream-bench/last-run.json): write its
+//                     report again with this file's text, measuring nothing
 import { Worker } from 'node:worker_threads';
 import { writeFileSync, readFileSync, cpSync, rmSync, existsSync, readdirSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -47,7 +49,7 @@ const snapshot = `${root}node_modules/.cache/rxjs-llm-stream-bench/${process.pid
 cpSync(`${root}dist/esm`, `${snapshot}/esm`, { recursive: true });
 process.env.BENCH_LIB = `${snapshot}/esm/index.js`;
 // A fingerprint of the measured build (its .js files), to tell runs of different builds apart.
-const buildHash = (() => {
+let buildHash = (() => {
   const hash = createHash('sha256');
   const files = readdirSync(`${snapshot}/esm`, { recursive: true })
     .filter((f) => f.endsWith('.js'))
@@ -88,10 +90,10 @@ const params = {
   processes: Number(env.BENCH_PROCESSES ?? 3),
   warmRuns: Number(env.BENCH_WARM_RUNS ?? 15),
 };
-const sizeScale = Number(env.BENCH_SCALE ?? 0.25);
-const workloads = list(env.BENCH_WORKLOADS, Object.keys(WORKLOADS));
-const chunkSizes = list(env.BENCH_CHUNK_SIZES, ['16384', 'event', '1024', '7']).map((s) => (s === 'event' ? s : Number(s)));
-const scales = list(env.BENCH_SCALES, ['1', '4']).map(Number);
+let sizeScale = Number(env.BENCH_SCALE ?? 0.25);
+let workloads = list(env.BENCH_WORKLOADS, Object.keys(WORKLOADS));
+let chunkSizes = list(env.BENCH_CHUNK_SIZES, ['16384', 'event', '1024', '7']).map((s) => (s === 'event' ? s : Number(s)));
+let scales = list(env.BENCH_SCALES, ['1', '4']).map(Number);
 const outPath = env.BENCH_OUT ?? `${root}BENCHMARKS.md`;
 for (const w of workloads) if (!WORKLOADS[w]) throw new Error(`unknown workload ${w}`);
 if (typeof globalThis.gc !== 'function') throw new Error('run with node --expose-gc (npm run bench does)');
@@ -104,8 +106,8 @@ const pooledMedian = (xs) => {
   return sorted.length % 2 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2;
 };
 const log = (...args) => console.error(...args);
-const started = Date.now();
-const loadAtStart = os.loadavg();
+let started = Date.now();
+let loadAtStart = os.loadavg();
 const failures = [];
 
 // ---------------------------------------------------------------------------------------------
@@ -213,8 +215,15 @@ function progress(workload, scale, cell, info) {
 }
 
 // results[workload][scale] = { info, cells: { [chunkSize]: cell } }
-const results = {};
-for (const scale of scales) {
+let results = {};
+// BENCH_RENDER=<a run's saved JSON>: write the report of that run again (with this file's text),
+// measuring nothing. Every run saves its measurements in node_modules/.cache/rxjs-llm-stream-bench/last-run.json.
+const renderFrom = env.BENCH_RENDER;
+const saved = renderFrom ? JSON.parse(readFileSync(renderFrom, 'utf8')) : undefined;
+if (saved) ({ results, buildHash, sizeScale, workloads, chunkSizes, scales, started, loadAtStart } = saved);
+if (saved) Object.assign(params, saved.params);
+if (saved) failures.push(...saved.failures);
+for (const scale of saved ? [] : scales) {
   for (const workload of workloads) {
     const info = {};
     const exclude = {};
@@ -278,8 +287,8 @@ for (const scale of scales) {
     (results[workload] ??= {})[scale] = { info, cells };
   }
 }
-const elapsed = (Date.now() - started) / 1000;
-const loadAtEnd = os.loadavg();
+const elapsed = saved ? saved.elapsed : (Date.now() - started) / 1000;
+const loadAtEnd = saved ? saved.loadAtEnd : os.loadavg();
 
 // ---------------------------------------------------------------------------------------------
 // The report
@@ -297,9 +306,9 @@ function versionOf(pkg) {
     return '?';
   }
 }
-let commit = '?';
+let commit = saved?.commit ?? '?';
 try {
-  commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+  if (!saved) commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
 } catch {
   // not a git checkout: the report says '?'
 }
@@ -786,6 +795,26 @@ out();
 
 const report = lines.join('\n');
 writeFileSync(outPath, report);
+if (!saved) {
+  const savedPath = `${dirname(snapshot)}/last-run.json`;
+  const run = {
+    results,
+    failures,
+    buildHash,
+    sizeScale,
+    workloads,
+    chunkSizes,
+    scales,
+    started,
+    loadAtStart,
+    loadAtEnd,
+    elapsed,
+    commit,
+    params,
+  };
+  writeFileSync(savedPath, JSON.stringify(run));
+  log(`saved the measurements in ${savedPath} (BENCH_RENDER=that path rewrites the report from them)`);
+}
 console.log(report);
 log(`wrote ${outPath} (${elapsed.toFixed(0)} s)`);
 if (failures.length) {
