@@ -236,13 +236,13 @@ for (const scale of saved ? [] : scales) {
           .map(([n]) => n);
       }
     }
-    // The decode floor and the README's pipeline share a worker, their runs interleaved, so that
-    // their ratio is taken in one process; that worker runs `processes` times and the samples are pooled (a whole
-    // process can run a fifth slower than the next one). Each peer runs in a worker of its own, once,
-    // so that its garbage lands on nobody else. The cells are then put side by side.
+    // The floors, eventsource-parser and the library's pipelines share a worker, their runs
+    // interleaved, so that their ratios are taken in one process; that worker runs `processes` times
+    // and the samples are pooled (a whole process can run a fifth slower than the next one). The two
+    // SDKs each run in a worker of their own, once, so that their garbage lands on nobody else.
     const cells = {};
     const turns = [];
-    const ours = CONTENDERS.filter((c) => c.name === 'decode floor' || c.readme).map((c) => c.name);
+    const ours = CONTENDERS.filter((c) => c.floor || c.library || c.name === 'eventsource-parser').map((c) => c.name);
     for (let p = 0; p < params.processes; p++) {
       turns.push(p === 0 ? ours : Object.assign([...ours], { again: true }));
       if (p === 0) for (const c of CONTENDERS) if (!ours.includes(c.name)) turns.push([c.name]);
@@ -348,31 +348,30 @@ out(
 out();
 out('## How it is measured');
 out();
-out("- Each workload × scale runs in fresh worker threads: one for the decode floor and the README's pipeline");
-out('  (`lib finalize`), their runs interleaved in rounds with the order rotating, so that the ratio of the two is taken in');
-out('  one process, and one for each other contender: no garbage of one lands on another (the JSON.parse floor, sharing');
-out("  the pipeline's worker in one run, made its runs at one event per chunk 45% slower than alone), and the library's");
-out("  other pipelines do not share its code's type feedback. Per chunk size: the chunk array is built (not timed; every contender gets");
-out('  the same bytes, cut the same way), each contender is');
-out('  warmed up once on an input of the same shape at 1/20 of the x1 size, then on the real input, untimed, until those');
-out(`  runs add up to ${params.warmMs} ms or ${params.warmRuns} runs (V8 settles over several runs: after one run on the small input, the`);
-out('  first dozen timed runs of a fast contender were up to half as slow again as the rest); one more stream of it is');
-out('  opened and left open,');
-out('  fed all of the warm-up input but its last chunk (as in a process that serves other streams while one is measured),');
-out('  then the timed runs, one full GC before the first and a young-generation GC (a scavenge) before each (neither');
-out('  timed). A run is the whole path from the chunk array to the assembled result. Every result is checked: text');
-out("  length and each tool call's argument length must equal the generator's; a contender that disagrees fails the run.");
-out(`  The worker of the decode floor and the README's pipeline runs ${params.processes} times per cell, their samples pooled: on this`);
-out('  machine a whole process (module compilation included) can run a fifth to a half slower than the next one.');
+out('- Each workload × scale runs in fresh worker threads: one for the two floors, eventsource-parser and the library,');
+out('  their runs interleaved in rounds with the order rotating, so that their ratios are taken in one process, and one');
+out("  for each SDK, whose runs take up to seconds, so that the SDKs' garbage lands on nobody else. Per chunk size: the");
+out('  chunk array is built (not timed; every contender gets the same bytes, cut the same way); each contender is warmed');
+out('  up once on an input of the same shape at 1/20 of the x1 size, then on the real input, untimed, until those runs');
+out(
+  `  add up to ${params.warmMs} ms or ${params.warmRuns} runs (V8 settles over several runs: after one run on the small input, the first`,
+);
+out('  dozen timed runs of a fast contender were up to half as slow again as the rest); one more stream of it is opened');
+out('  and left open, fed all of the warm-up input but its last chunk (as in a process that serves other streams while');
+out('  one is measured); then the timed runs, one full GC before the first and a young-generation GC (a scavenge) before');
+out('  each (neither timed). A run is the whole path from the chunk array to the assembled result. Every result is');
+out("  checked: text length and each tool call's argument length must equal the generator's; a contender that disagrees");
+out(`  fails the run. The shared worker runs ${params.processes} times per cell, its samples pooled: on this machine a whole process`);
+out('  (module compilation included) can run a fifth to a half slower than the next one.');
 out('- Why not a full GC before each run (BENCH_GC=full does it): the run after a full GC is slower than any run between');
 out("  two of V8's own collections, since a full GC drops the hidden classes only dead objects had (each run's last");
 out('  chunks) and the optimized code that depends on them (`--trace-deopt`: "weak objects"), and resets allocation');
 out("  sites' tenuring. Measured on text x1 at 16 KiB (20 runs, median, the library alone in its process): the library");
 out('  29-30 ms after a full GC, 19 ms after a scavenge, 18-21 ms after none; the decode floor 6.6-8.0, 5.7 and 6.0-6.5');
 out('  ms. V8 starts a full GC when its old generation has grown, not once per reply, so the scavenge is the closer');
-out('  picture of what a serving process pays. (A scavenge alone in one worker shared by all contenders would not do:');
-out("  the peers' old garbage then lands on whoever runs next; in one run that way the JSON.parse floor went from 43 to");
-out('  61 ms.)');
+out('  picture of what a serving process pays. With the SDKs in the same worker a scavenge would not do: their old');
+out('  garbage would land on whoever runs next (in one such run, with a shorter warm-up, the JSON.parse floor took 61 ms');
+out('  on text x1 at 16 KiB, against 43 ms with a full GC before each run).');
 out('- Two floors, measured in every cell: the *decode floor*, the cost of merely reading the bytes (one streaming');
 out('  `TextDecoder` and a search for each blank line in the newly decoded text, nothing parsed), and the *floor*, the');
 out('  cost of the least a client that parses must do (the same decoder, a split on blank lines, one `JSON.parse` of');

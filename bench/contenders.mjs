@@ -420,7 +420,6 @@ export const CONTENDERS = [
     measure: measureLibrary,
     sync: true,
     library: true,
-    readme: true,
   },
   {
     name: 'lib scan',
