@@ -6,6 +6,23 @@ const CR = 13;
 const BOM = 0xfeff;
 
 /**
+ * Where a `LineSplitter` hands each line without cutting it out: the line is `text.slice(start, end)`
+ * (without its line end). `SseParser` reads its `data:` lines this way and slices once, after the
+ * field name, instead of once for the line and again for the value.
+ *
+ * @example
+ * ```ts
+ * import { LineSplitter, type LineSink } from 'rxjs-llm-stream';
+ *
+ * const lengths: LineSink = { line: (text, start, end) => console.log(end - start) };
+ * new LineSplitter(lengths, 1024).push('ab\ncde\n'); // logs 2, then 3
+ * ```
+ */
+export interface LineSink {
+  line(text: string, start: number, end: number): void;
+}
+
+/**
  * Splits text into lines over any chunking, in time linear in the input: the line layer under
  * `SseParser` and `NdjsonParser`.
  *
@@ -26,23 +43,6 @@ const BOM = 0xfeff;
  * lines.pendingLine;   // '' (nothing open)
  * ```
  */
-/**
- * Where a `LineSplitter` hands each line without cutting it out: the line is `text.slice(start, end)`
- * (without its line end). `SseParser` reads its `data:` lines this way and slices once, after the
- * field name, instead of once for the line and again for the value.
- *
- * @example
- * ```ts
- * import { LineSplitter, type LineSink } from 'rxjs-llm-stream';
- *
- * const lengths: LineSink = { line: (text, start, end) => console.log(end - start) };
- * new LineSplitter(lengths, 1024).push('ab\ncde\n'); // logs 2, then 3
- * ```
- */
-export interface LineSink {
-  line(text: string, start: number, end: number): void;
-}
-
 export class LineSplitter {
   /**
    * The line that has not ended yet. Not a list of fragments joined at the end: a long line in tiny
@@ -58,13 +58,14 @@ export class LineSplitter {
   /** Complete lines so far: the number of the line being read is `lineCount + 1`. */
   lineCount = 0;
 
+  /** Where each line goes. */
+  private readonly sink: LineSink;
+
   /**
-   * @param onLine Called with each complete line, without its line end.
+   * @param onLine Called with each complete line, without its line end; or a `LineSink`, handed where each line lies.
    * @param maxLineLength The longest line held; past it, `tooLong` makes the error thrown.
    * @param tooLong Makes the error for a line that is too long, from its 1-based number.
    */
-  private readonly sink: LineSink;
-
   constructor(
     onLine: ((line: string) => void) | LineSink,
     private readonly maxLineLength: number,
@@ -126,7 +127,7 @@ export class LineSplitter {
         if (nextCr === -1 && nextLf === -1) break;
         lineEnd = nextCr === -1 ? nextLf : nextLf === -1 ? nextCr : Math.min(nextCr, nextLf);
       }
-      if (pending.length + lineEnd - position > this.maxLineLength) throw this.tooLong(this.lineCount + 1);
+      this.checkLength(pending.length + lineEnd - position);
       // The line is handed over where it lies in the text; only a line begun in an earlier chunk
       // is joined into a string of its own first.
       let lineText = text;
