@@ -86,6 +86,11 @@ export function groupToolCallsByIndex(options: GroupToolCallsByIndexOptions = {}
       };
       subscribeLinked(source, subscriber, {
         next(event) {
+          // Text passes straight through: nearly every event of a reply is one.
+          if (event.type === 'content') {
+            subscriber.next(event);
+            return;
+          }
           switch (event.type) {
             case 'tool-call':
             case 'tool-call-incomplete':

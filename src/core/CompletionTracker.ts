@@ -60,6 +60,14 @@ export class CompletionTracker {
 
   /** Folds one event in. */
   apply(event: ChatEvent): void {
+    // Text first: nearly every event of a reply is one, and a switch tests its cases in order.
+    if (event.type === 'content') {
+      const choice = this.choice(event.choice);
+      choice.contentText.append(event.text);
+      this.dropSnapshots(choice);
+      this.inReasoning = false;
+      return;
+    }
     switch (event.type) {
       case 'start':
         if (this.id === null) {
@@ -95,10 +103,9 @@ export class CompletionTracker {
         this.dropSnapshots(choice);
         return;
       }
-      case 'content':
       case 'refusal': {
         const choice = this.choice(event.choice);
-        (event.type === 'content' ? choice.contentText : choice.refusalText).append(event.text);
+        choice.refusalText.append(event.text);
         this.dropSnapshots(choice);
         this.inReasoning = false;
         return;

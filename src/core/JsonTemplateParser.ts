@@ -167,7 +167,8 @@ export class JsonTemplateParser {
       const start = position;
       let end: number;
       if (kinds[h] === STRING_HOLE) {
-        end = closingQuote(text, start + 1) + 1;
+        // The pattern ends with the last literal: the last hole ends where it begins, found without a search.
+        end = h === holes - 1 ? text.length - literals[holes]!.length : closingQuote(text, start + 1) + 1;
         if (backslash !== -1 && backslash < start) backslash = text.indexOf('\\', start);
         const short = end - start - 2 <= PLAIN_STRING;
         if (short && (backslash === -1 || backslash >= end)) values[h] = plainStringValue(text, start, end);
