@@ -762,10 +762,11 @@ out('  which costs by the byte, are the highest; the tool-call workloads have a 
 out('  event, each assembled into its call twice (the groupToolCallsByIndex call so far, and the Completion).');
 out('- The floor splits on blank lines and looks for them only in newly decoded text, so it is linear on the long line');
 out('  as well; it handles only what these workloads contain (LF line ends, one `data:` line per event).');
-out('- long-line at one event per chunk (four chunks, one of them the whole 10 MB line) is where the library is slowest');
-out('  against the floor and eventsource-parser (in the run of 2026-12-02 that found it: 1.56× the floor at x1, with');
-out('  eventsource-parser under the floor); why is not yet known. At 16 KiB, 1 KiB and 7 B, long-line is where every');
-out('  contender but the two SDKs runs within a few percent of the floor:');
+out('- long-line at one event per chunk (four chunks, the first the whole line) was where the library was slowest (1.56×');
+out('  the floor at x1 in an earlier run, eventsource-parser under it): that first chunk, starting and ending on ASCII,');
+out("  was decoded whole, by V8's decoder, which on multi-byte text takes twice the streaming decoder's time (the 2.5 MB");
+out('  line: 15.5 against 8.0 ms). A large first chunk now goes through the streaming decoder, and long-line at every');
+out('  chunk size is where every contender but the two SDKs runs within a few percent of the floor:');
 out('  a CPU profile of 150 runs at 16 KiB and at 1 KiB shows the same three costs in each of the floor, eventsource-parser');
 out('  and the library: about 45% is the one streaming `TextDecoder` pass, 30% the one `JSON.parse` of the line, 13% the');
 out("  flatten of the line's pieces (which `JSON.parse` needs) with the search for line ends, 5% GC; the library's own");
