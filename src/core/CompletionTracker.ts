@@ -63,9 +63,7 @@ export class CompletionTracker {
     // Text first: nearly every event of a reply is one, and a switch tests its cases in order.
     if (event.type === 'content') {
       const choice = this.choice(event.choice);
-      choice.contentText.append(event.text);
-      this.dropSnapshots(choice);
-      this.inReasoning = false;
+      this.appendText(choice, choice.contentText, event.text);
       return;
     }
     switch (event.type) {
@@ -105,9 +103,7 @@ export class CompletionTracker {
       }
       case 'refusal': {
         const choice = this.choice(event.choice);
-        choice.refusalText.append(event.text);
-        this.dropSnapshots(choice);
-        this.inReasoning = false;
+        this.appendText(choice, choice.refusalText, event.text);
         return;
       }
       case 'tool-call-delta':
@@ -246,6 +242,13 @@ export class CompletionTracker {
   }
 
   /** Drops the snapshots that show `choice`. */
+  /** Text of the reply itself (content or refusal): it ends any reasoning before it. */
+  private appendText(choice: ChoiceState, builder: TextBuilder, text: string): void {
+    builder.append(text);
+    this.dropSnapshots(choice);
+    this.inReasoning = false;
+  }
+
   private dropSnapshots(choice: ChoiceState): void {
     choice.snapshot = undefined;
     this.snapshots = undefined;
