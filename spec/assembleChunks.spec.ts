@@ -1,8 +1,8 @@
 import { Observable, take } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { assembleChunks } from '../src/assembleChunks';
-import { ProviderError, StreamClosedEarlyError } from '../src/errors';
-import { SseFrame } from '../src/core/SseParser';
+import { assembleChunks } from '../src/reply/assembleChunks';
+import { ProviderError, StreamClosedEarlyError } from '../src/errors/errors';
+import { SseFrame } from '../src/frames/SseParser';
 import { CHUNK_START as start, DONE, chunk, frame } from './support/frames';
 import { runSync } from './support/collect';
 

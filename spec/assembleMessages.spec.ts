@@ -1,8 +1,8 @@
 import { Observable, defer, retry, take } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { AssembledMessage, assembleMessages } from '../src/assembleMessages';
-import { TokenEvent } from '../src/core/TokenAssembler';
-import { StreamClosedEarlyError } from '../src/errors';
+import { AssembledMessage, assembleMessages } from '../src/messages/assembleMessages';
+import { TokenEvent } from '../src/messages/TokenAssembler';
+import { StreamClosedEarlyError } from '../src/errors/errors';
 import { runSync } from './support/collect';
 
 describe('assembleMessages', () => {

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { Observable, defer, of, retry, take, throwError, concat } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { Utf8Decoder } from '../src/core/Utf8Decoder';
-import { decodeUtf8 } from '../src/decodeUtf8';
-import { ProtocolError, StreamClosedEarlyError } from '../src/errors';
+import { Utf8Decoder } from '../src/frames/Utf8Decoder';
+import { decodeUtf8 } from '../src/frames/decodeUtf8';
+import { ProtocolError, StreamClosedEarlyError } from '../src/errors/errors';
 import { chunksOf, utf8 } from './support/chunking';
 import { runSync } from './support/collect';
 

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { from } from 'rxjs';
-import { SseFrame } from '../src/core/SseParser';
-import { SseEncoder } from '../src/core/SseEncoder';
-import { encodeSse, encodeSseBytes } from '../src/encodeSse';
-import { ProtocolError } from '../src/errors';
-import { sseFrames } from '../src/sseFrames';
-import { decodeUtf8 } from '../src/decodeUtf8';
+import { SseFrame } from '../src/frames/SseParser';
+import { SseEncoder } from '../src/ui/SseEncoder';
+import { encodeSse, encodeSseBytes } from '../src/ui/encodeSse';
+import { ProtocolError } from '../src/errors/errors';
+import { sseFrames } from '../src/frames/sseFrames';
+import { decodeUtf8 } from '../src/frames/decodeUtf8';
 import { runSync } from './support/collect';
 import { textChunksOf } from './support/chunking';
 

@@ -1,10 +1,17 @@
 import { of, throwError, concat } from 'rxjs';
-import { LlmStreamError, ProtocolError, ProviderError, StreamClosedEarlyError, StreamIdleError, ToolArgumentsError } from '../src/errors';
-import { isLlmStreamError } from '../src/isLlmStreamError';
-import { ChatEvent } from '../src/events';
-import { finalizeCompletion } from '../src/finalizeCompletion';
-import { isCompletionSnapshot } from '../src/core/isCompletionSnapshot';
-import { errorFromStreamErrorData, streamErrorData } from '../src/core/streamErrorData';
+import {
+  LlmStreamError,
+  ProtocolError,
+  ProviderError,
+  StreamClosedEarlyError,
+  StreamIdleError,
+  ToolArgumentsError,
+} from '../src/errors/errors';
+import { isLlmStreamError } from '../src/errors/isLlmStreamError';
+import { ChatEvent } from '../src/types/events';
+import { finalizeCompletion } from '../src/reply/finalizeCompletion';
+import { isCompletionSnapshot } from '../src/reply/isCompletionSnapshot';
+import { errorFromStreamErrorData, streamErrorData } from '../src/errors/streamErrorData';
 import { collectSync } from './support/collect';
 
 describe('the partial of an error is typed honestly', () => {

@@ -1,12 +1,12 @@
 import { Observable, from, take } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { StreamClosedEarlyError, ProviderError } from '../src/errors';
-import { ChatEvent, Completion } from '../src/events';
-import { finalizeCompletion } from '../src/finalizeCompletion';
-import { groupToolCallsByIndex } from '../src/groupToolCallsByIndex';
-import { assembleChunks } from '../src/assembleChunks';
-import { decodeUtf8 } from '../src/decodeUtf8';
-import { sseFrames } from '../src/sseFrames';
+import { StreamClosedEarlyError, ProviderError } from '../src/errors/errors';
+import { ChatEvent, Completion } from '../src/types/events';
+import { finalizeCompletion } from '../src/reply/finalizeCompletion';
+import { groupToolCallsByIndex } from '../src/reply/groupToolCallsByIndex';
+import { assembleChunks } from '../src/reply/assembleChunks';
+import { decodeUtf8 } from '../src/frames/decodeUtf8';
+import { sseFrames } from '../src/frames/sseFrames';
 import { collect, runSync } from './support/collect';
 import { utf8 } from './support/chunking';
 

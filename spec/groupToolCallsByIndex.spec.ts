@@ -1,9 +1,9 @@
 import { Observable, pipe, take } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { ProtocolError, StreamClosedEarlyError } from '../src/errors';
-import { ChatEvent } from '../src/events';
-import { finalizeCompletion } from '../src/finalizeCompletion';
-import { groupToolCallsByIndex } from '../src/groupToolCallsByIndex';
+import { ProtocolError, StreamClosedEarlyError } from '../src/errors/errors';
+import { ChatEvent } from '../src/types/events';
+import { finalizeCompletion } from '../src/reply/finalizeCompletion';
+import { groupToolCallsByIndex } from '../src/reply/groupToolCallsByIndex';
 import { runSync } from './support/collect';
 
 const delta = (index: number, args: string, id?: string, name?: string, choice = 0): ChatEvent => ({

@@ -1,8 +1,8 @@
 import { TestScheduler } from 'rxjs/testing';
-import { NdjsonParser } from '../src/core/NdjsonParser';
-import { SseFrame } from '../src/core/SseParser';
-import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../src/errors';
-import { ndjsonFrames } from '../src/ndjsonFrames';
+import { NdjsonParser } from '../src/frames/NdjsonParser';
+import { SseFrame } from '../src/frames/SseParser';
+import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../src/errors/errors';
+import { ndjsonFrames } from '../src/frames/ndjsonFrames';
 import { splitAt } from './support/chunking';
 import fc from 'fast-check';
 

@@ -2,12 +2,12 @@ import { readFileSync } from 'fs';
 import { join } from 'path';
 import { Observable, OperatorFunction, map, pipe, take } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { assembleChunks } from '../src/assembleChunks';
-import { decodeUtf8 } from '../src/decodeUtf8';
-import { ProtocolError, StreamClosedEarlyError } from '../src/errors';
-import { ChatEvent, JsonValue, ToolCallDeltaEvent } from '../src/events';
-import { groupToolCallsByIndex } from '../src/groupToolCallsByIndex';
-import { sseFrames } from '../src/sseFrames';
+import { assembleChunks } from '../src/reply/assembleChunks';
+import { decodeUtf8 } from '../src/frames/decodeUtf8';
+import { ProtocolError, StreamClosedEarlyError } from '../src/errors/errors';
+import { ChatEvent, JsonValue, ToolCallDeltaEvent } from '../src/types/events';
+import { groupToolCallsByIndex } from '../src/reply/groupToolCallsByIndex';
+import { sseFrames } from '../src/frames/sseFrames';
 import { chunksOf } from './support/chunking';
 import { runSync } from './support/collect';
 

@@ -1,12 +1,12 @@
 import { Observable, from, lastValueFrom, take, toArray } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { StreamRecording, isCredentialHeader } from '../src/core/StreamRecording';
-import { isRecordingText, parseRecording, serializeRecording } from '../src/core/recordingFile';
-import { replayRecording } from '../src/replayRecording';
-import { decodeUtf8 } from '../src/decodeUtf8';
-import { ProtocolError, ProviderError } from '../src/errors';
+import { StreamRecording, isCredentialHeader } from '../src/recording/StreamRecording';
+import { isRecordingText, parseRecording, serializeRecording } from '../src/recording/recordingFile';
+import { replayRecording } from '../src/recording/replayRecording';
+import { decodeUtf8 } from '../src/frames/decodeUtf8';
+import { ProtocolError, ProviderError } from '../src/errors/errors';
 import { collect } from './support/collect';
-import { recordStream } from '../src/recordStream';
+import { recordStream } from '../src/recording/recordStream';
 
 const bytes = (...values: number[]): Uint8Array => Uint8Array.from(values);
 const text = (value: string): Uint8Array => new TextEncoder().encode(value);

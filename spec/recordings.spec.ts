@@ -1,17 +1,18 @@
 import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
 import { OperatorFunction, pipe } from 'rxjs';
-import { assembleChunks } from '../src/assembleChunks';
-import { JsonTemplateParser } from '../src/core/JsonTemplateParser';
-import { SseFrame } from '../src/core/SseParser';
-import { decodeUtf8 } from '../src/decodeUtf8';
+import { assembleChunks } from '../src/reply/assembleChunks';
+import { JsonTemplateParser } from '../src/json/JsonTemplateParser';
+import { SseFrame } from '../src/frames/SseParser';
+import { decodeUtf8 } from '../src/frames/decodeUtf8';
 import { DialectFactory } from '../src/dialects/Dialect';
-import { DIALECTS, autoDialect } from '../src/dialects/registry';
-import { ChatEvent, Completion } from '../src/events';
-import { finalizeCompletion } from '../src/finalizeCompletion';
-import { groupToolCallsByIndex } from '../src/groupToolCallsByIndex';
-import { ndjsonFrames } from '../src/ndjsonFrames';
-import { sseFrames } from '../src/sseFrames';
+import { DIALECTS } from '../src/dialects/registry';
+import { autoDialect } from '../src/dialects/auto';
+import { ChatEvent, Completion } from '../src/types/events';
+import { finalizeCompletion } from '../src/reply/finalizeCompletion';
+import { groupToolCallsByIndex } from '../src/reply/groupToolCallsByIndex';
+import { ndjsonFrames } from '../src/frames/ndjsonFrames';
+import { sseFrames } from '../src/frames/sseFrames';
 import { chunksOf } from './support/chunking';
 import { Outcome, runSync } from './support/collect';
 

@@ -1,11 +1,11 @@
 import { OperatorFunction, pipe } from 'rxjs';
-import { assembleChunks } from '../src/assembleChunks';
-import { decodeUtf8 } from '../src/decodeUtf8';
-import { LlmStreamError, ProtocolError } from '../src/errors';
-import { Completion } from '../src/events';
-import { finalizeCompletion } from '../src/finalizeCompletion';
-import { groupToolCallsByIndex } from '../src/groupToolCallsByIndex';
-import { sseFrames } from '../src/sseFrames';
+import { assembleChunks } from '../src/reply/assembleChunks';
+import { decodeUtf8 } from '../src/frames/decodeUtf8';
+import { LlmStreamError, ProtocolError } from '../src/errors/errors';
+import { Completion } from '../src/types/events';
+import { finalizeCompletion } from '../src/reply/finalizeCompletion';
+import { groupToolCallsByIndex } from '../src/reply/groupToolCallsByIndex';
+import { sseFrames } from '../src/frames/sseFrames';
 import { chunksOf, utf8 } from './support/chunking';
 import { Outcome, runSync } from './support/collect';
 

@@ -1,8 +1,8 @@
 import { Observable, from, of, take, throwError } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { SseFrame } from '../src/core/SseParser';
-import { ProtocolError, ProviderError, StreamClosedEarlyError, StreamIdleError } from '../src/errors';
-import { isFinalFrame, resumeFrames } from '../src/resumeFrames';
+import { SseFrame } from '../src/frames/SseParser';
+import { ProtocolError, ProviderError, StreamClosedEarlyError, StreamIdleError } from '../src/errors/errors';
+import { isFinalFrame, resumeFrames } from '../src/io/resumeFrames';
 
 /** A frame with id `id` (persisted as the parser would give it) and an optional `retry`. */
 const frame = (id: string, data: string, retry?: number): SseFrame =>

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { Observable, map, pipe } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { StreamClosedEarlyError } from '../src/errors';
-import { ChatEvent } from '../src/events';
-import { scanCompletion } from '../src/scanCompletion';
+import { StreamClosedEarlyError } from '../src/errors/errors';
+import { ChatEvent } from '../src/types/events';
+import { scanCompletion } from '../src/reply/scanCompletion';
 import { runSync } from './support/collect';
 
 describe('scanCompletion', () => {

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { Observable, defer, of, retry, take, throwError, concat } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { SseFrame, SseParser, SseParserOptions } from '../src/core/SseParser';
-import { decodeUtf8 } from '../src/decodeUtf8';
-import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../src/errors';
-import { sseFrames } from '../src/sseFrames';
+import { SseFrame, SseParser, SseParserOptions } from '../src/frames/SseParser';
+import { decodeUtf8 } from '../src/frames/decodeUtf8';
+import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../src/errors/errors';
+import { sseFrames } from '../src/frames/sseFrames';
 import { chunksOf, splitAt, textChunksOf, utf8 } from './support/chunking';
 import { runSync } from './support/collect';
 

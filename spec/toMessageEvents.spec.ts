@@ -1,5 +1,5 @@
-import { ChatEvent } from '../src/events';
-import { toMessageEvents } from '../src/toMessageEvents';
+import { ChatEvent } from '../src/types/events';
+import { toMessageEvents } from '../src/ui/toMessageEvents';
 import { runSync } from './support/collect';
 
 describe('toMessageEvents', () => {

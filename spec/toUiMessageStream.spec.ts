@@ -1,9 +1,9 @@
 import { TestScheduler } from 'rxjs/testing';
-import { ProviderError } from '../src/errors';
-import { ChatEvent } from '../src/events';
-import { encodeUiMessageSse, toUiMessageStream } from '../src/toUiMessageStream';
-import { UiMessageChunk } from '../src/core/uiMessageChunks';
-import { UiMessageEncoder } from '../src/core/UiMessageEncoder';
+import { ProviderError } from '../src/errors/errors';
+import { ChatEvent } from '../src/types/events';
+import { encodeUiMessageSse, toUiMessageStream } from '../src/ui/toUiMessageStream';
+import { UiMessageChunk } from '../src/ui/uiMessageChunks';
+import { UiMessageEncoder } from '../src/ui/UiMessageEncoder';
 
 const scheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
 

@@ -1,9 +1,9 @@
 import { Observable, defer, filter, from, map, of, retry, take, throwError, concat } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { SseFrame } from '../src/core/SseParser';
-import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../src/errors';
-import { sseFrames } from '../src/sseFrames';
-import { transcriptDeltas } from '../src/transcriptDeltas';
+import { SseFrame } from '../src/frames/SseParser';
+import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../src/errors/errors';
+import { sseFrames } from '../src/frames/sseFrames';
+import { transcriptDeltas } from '../src/messages/transcriptDeltas';
 import { bodyStream } from '../src/testing/bodyStream';
 import { bodyText, downloadProgress } from '../src/testing/downloadProgress';
 import { utf8 } from './support/chunking';

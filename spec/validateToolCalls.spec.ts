@@ -4,17 +4,17 @@ import { Observable, Subject, concat, from, pipe, take, tap, throwError } from '
 import { TestScheduler } from 'rxjs/testing';
 import * as v from 'valibot';
 import { z } from 'zod';
-import { assembleChunks } from '../src/assembleChunks';
-import { CompletionTracker } from '../src/core/CompletionTracker';
-import { decodeUtf8 } from '../src/decodeUtf8';
-import { StreamClosedEarlyError, ToolArgumentsError } from '../src/errors';
-import { isLlmStreamError } from '../src/isLlmStreamError';
-import { ChatEvent, Completion, JsonValue, ToolCall, ToolCallEvent } from '../src/events';
-import { finalizeCompletion } from '../src/finalizeCompletion';
-import { groupToolCallsByIndex } from '../src/groupToolCallsByIndex';
-import { sseFrames } from '../src/sseFrames';
-import { ToolValidator } from '../src/core/checkToolCall';
-import { validateToolCalls } from '../src/validateToolCalls';
+import { assembleChunks } from '../src/reply/assembleChunks';
+import { CompletionTracker } from '../src/reply/CompletionTracker';
+import { decodeUtf8 } from '../src/frames/decodeUtf8';
+import { StreamClosedEarlyError, ToolArgumentsError } from '../src/errors/errors';
+import { isLlmStreamError } from '../src/errors/isLlmStreamError';
+import { ChatEvent, Completion, JsonValue, ToolCall, ToolCallEvent } from '../src/types/events';
+import { finalizeCompletion } from '../src/reply/finalizeCompletion';
+import { groupToolCallsByIndex } from '../src/reply/groupToolCallsByIndex';
+import { sseFrames } from '../src/frames/sseFrames';
+import { ToolValidator } from '../src/reply/checkToolCall';
+import { validateToolCalls } from '../src/reply/validateToolCalls';
 import { chunksOf } from './support/chunking';
 import { collect, runSync } from './support/collect';
 

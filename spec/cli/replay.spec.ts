@@ -1,7 +1,7 @@
 import { spawnSync } from 'child_process';
 import { join } from 'path';
 import { replay, whatIsNotAStream } from '../../src/cli/replay';
-import { ProtocolError, ProviderError } from '../../src/errors';
+import { ProtocolError, ProviderError } from '../../src/errors/errors';
 import { root } from '../support/build';
 
 // `replay -` has the whole input, so it can say what a piped body that is not an event stream was,

@@ -1,6 +1,6 @@
-import { CallAssembler } from '../../src/core/CallAssembler';
-import { ProtocolError } from '../../src/errors';
-import { FinishReason } from '../../src/events';
+import { CallAssembler } from '../../src/reply/CallAssembler';
+import { ProtocolError } from '../../src/errors/errors';
+import { FinishReason } from '../../src/types/events';
 
 /** Fragments of one choice as [index, id, name, arguments, kind?]; an id or name of '' is "not in this piece". */
 type Fragment = readonly [number, string, string, string, 'custom'?];

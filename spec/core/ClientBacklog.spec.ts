@@ -1,8 +1,8 @@
-import { ClientBacklog } from '../../src/core/ClientBacklog';
-import { RelayFrame, relayFormat } from '../../src/core/RelayFormat';
-import { StreamEntry } from '../../src/core/streamEntries';
-import { SseParser, SseFrame } from '../../src/core/SseParser';
-import { ChatEvent } from '../../src/events';
+import { ClientBacklog } from '../../src/relay/ClientBacklog';
+import { RelayFrame, relayFormat } from '../../src/relay/RelayFormat';
+import { StreamEntry } from '../../src/relay/streamEntries';
+import { SseParser, SseFrame } from '../../src/frames/SseParser';
+import { ChatEvent } from '../../src/types/events';
 
 // What waits for one client: counted in bytes as written, merged only where text may be joined, and
 // read back by a real SSE parser as the same events (text joined), each with its own id.

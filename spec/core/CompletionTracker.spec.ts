@@ -1,9 +1,9 @@
 import { TestScheduler } from 'rxjs/testing';
-import { CompletionTracker } from '../../src/core/CompletionTracker';
-import { ChatEvent, TokenLogprob } from '../../src/events';
-import { finalizeCompletion } from '../../src/finalizeCompletion';
-import { groupToolCallsByIndex } from '../../src/groupToolCallsByIndex';
-import { scanCompletion } from '../../src/scanCompletion';
+import { CompletionTracker } from '../../src/reply/CompletionTracker';
+import { ChatEvent, TokenLogprob } from '../../src/types/events';
+import { finalizeCompletion } from '../../src/reply/finalizeCompletion';
+import { groupToolCallsByIndex } from '../../src/reply/groupToolCallsByIndex';
+import { scanCompletion } from '../../src/reply/scanCompletion';
 
 function token(text: string, logprob: number): TokenLogprob {
   return { token: text, logprob, bytes: [...Buffer.from(text)], top_logprobs: [] };

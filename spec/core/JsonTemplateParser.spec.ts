@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'util';
-import { JsonTemplateParser } from '../../src/core/JsonTemplateParser';
+import { JsonTemplateParser } from '../../src/json/JsonTemplateParser';
 
 const FUZZ_RUNS = Number(process.env['FUZZ_RUNS']) || 0;
 if (FUZZ_RUNS > 0) jest.setTimeout(3_600_000);

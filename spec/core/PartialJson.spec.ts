@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'util';
-import { DEFAULT_PREVIEW_MAX_SIZE, PartialJson, PartialJsonOptions } from '../../src/core/PartialJson';
-import { JsonValue } from '../../src/events';
+import { DEFAULT_PREVIEW_MAX_CHARS, PartialJson, PartialJsonOptions } from '../../src/json/PartialJson';
+import { JsonValue } from '../../src/types/events';
 import { splitAt } from '../support/chunking';
 import { copy, isPrefix } from '../support/jsonPrefix';
 
@@ -205,7 +205,7 @@ describe('PartialJson', () => {
     });
 
     it('stops at 1 MiB by default', () => {
-      expect(DEFAULT_PREVIEW_MAX_SIZE).toBe(1048576);
+      expect(DEFAULT_PREVIEW_MAX_CHARS).toBe(1048576);
       const reader = new PartialJson();
       reader.push('"');
       for (let i = 0; i < 1025; i++) reader.push('x'.repeat(1024));

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'util';
-import { StructuredJson, valueAt } from '../../src/core/StructuredJson';
-import { JsonValue } from '../../src/events';
-import type { JsonPath } from '../../src/replyParts';
+import { StructuredJson, valueAt } from '../../src/structured/StructuredJson';
+import { JsonValue } from '../../src/types/events';
+import type { JsonPath } from '../../src/types/replyParts';
 import { splitAt } from '../support/chunking';
 import { copy, isPrefix } from '../support/jsonPrefix';
 

@@ -1,4 +1,4 @@
-import { TokenAssembler, TokenEvent } from '../../src/core/TokenAssembler';
+import { TokenAssembler, TokenEvent } from '../../src/messages/TokenAssembler';
 
 describe('TokenAssembler', () => {
   it('assembles a message from its deltas, finalizes it once, and reads empty and unknown ids', () => {

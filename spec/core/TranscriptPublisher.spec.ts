@@ -4,7 +4,7 @@ import {
   Utf8TranscriptPublisher,
   transcriptCommonPrefix,
   transcriptPublishableEnd,
-} from '../../src/core/TranscriptPublisher';
+} from '../../src/messages/TranscriptPublisher';
 import { utf8 } from '../support/chunking';
 
 const bytes = (...values: number[]): Uint8Array => new Uint8Array(values);

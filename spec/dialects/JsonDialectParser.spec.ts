@@ -1,6 +1,6 @@
 import { dialectFactory } from '../../src/dialects/Dialect';
-import { JsonDialectParser } from '../../src/dialects/JsonDialectParser';
-import { ProtocolError } from '../../src/errors';
+import { JsonDialectParser } from '../../src/dialects/base/JsonDialectParser';
+import { ProtocolError } from '../../src/errors/errors';
 import { frame, readDialect } from '../support/frames';
 
 /**

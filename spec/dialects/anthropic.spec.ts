@@ -1,11 +1,11 @@
 import { readFileSync } from 'fs';
 import { TestScheduler } from 'rxjs/testing';
-import { assembleChunks } from '../../src/assembleChunks';
-import { SseFrame } from '../../src/core/SseParser';
-import { anthropic } from '../../src/dialects/anthropic';
+import { assembleChunks } from '../../src/reply/assembleChunks';
+import { SseFrame } from '../../src/frames/SseParser';
+import { anthropic } from '../../src/dialects/anthropic/anthropic';
 import { DialectOptions } from '../../src/dialects/Dialect';
-import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors';
-import { ChatEvent, Completion } from '../../src/events';
+import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors/errors';
+import { ChatEvent, Completion } from '../../src/types/events';
 import { assembleBytes, assembleText, readBytes, marbleFile } from '../support/dialect';
 import { exampleStreamSuite } from '../support/dialectSuite';
 import { frame, readDialect } from '../support/frames';

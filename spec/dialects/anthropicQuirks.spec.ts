@@ -1,4 +1,4 @@
-import { ProtocolError } from '../../src/errors';
+import { ProtocolError } from '../../src/errors/errors';
 import { ofType, readAnthropic } from './anthropicStreams';
 
 const MESSAGE_START = `event: message_start

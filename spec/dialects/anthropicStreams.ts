@@ -3,9 +3,9 @@
  * through the whole pipeline of cores (UTF-8, SSE, the dialect, the completion tracker) in one
  * piece and cut at several chunk sizes, which must all agree.
  */
-import { anthropic } from '../../src/dialects/anthropic';
+import { anthropic } from '../../src/dialects/anthropic/anthropic';
 import { DialectOptions } from '../../src/dialects/Dialect';
-import { ChatEvent } from '../../src/events';
+import { ChatEvent } from '../../src/types/events';
 import { Assembled, assembleText } from '../support/dialect';
 
 /** The chunk sizes every stream is also read at (bytes): frames, lines and JSON split anywhere. */

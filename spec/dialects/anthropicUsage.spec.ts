@@ -1,4 +1,4 @@
-import { Usage } from '../../src/events';
+import { Usage } from '../../src/types/events';
 import { ofType, readAnthropic } from './anthropicStreams';
 
 /**

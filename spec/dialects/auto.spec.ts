@@ -1,9 +1,9 @@
 import { TestScheduler } from 'rxjs/testing';
-import { assembleChunks } from '../../src/assembleChunks';
-import { SseFrame } from '../../src/core/SseParser';
+import { assembleChunks } from '../../src/reply/assembleChunks';
+import { SseFrame } from '../../src/frames/SseParser';
 import { detectDialect } from '../../src/dialects/auto';
-import { autoDialect } from '../../src/dialects/registry';
-import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors';
+import { autoDialect } from '../../src/dialects/auto';
+import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors/errors';
 import { assembleText } from '../support/dialect';
 import { frame } from '../support/frames';
 

@@ -1,4 +1,4 @@
-import { PartialArgsWriter, PathSegment, PieceValue, parsePath } from '../../src/dialects/geminiPartialArgs';
+import { PartialArgsWriter, PathSegment, PieceValue, parsePath } from '../../src/dialects/gemini/geminiPartialArgs';
 
 // The piece shape is Vertex AI's `PartialArg`: `{jsonPath, stringValue | numberValue | boolValue |
 // nullValue, willContinue}`, the path an RFC 9535 JSON Path ("$.foo.bar[0].data"), `willContinue`

@@ -1,6 +1,6 @@
-import { gemini } from '../../src/dialects/gemini';
-import { ProtocolError } from '../../src/errors';
-import { ChatEvent, Source } from '../../src/events';
+import { gemini } from '../../src/dialects/gemini/gemini';
+import { ProtocolError } from '../../src/errors/errors';
+import { ChatEvent, Source } from '../../src/types/events';
 import { Assembled, assembleText } from '../support/dialect';
 
 /** Frames as Gemini's SSE writes them: `data: <chunk>`, CRLF, a blank line. */

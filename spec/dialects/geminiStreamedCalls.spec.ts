@@ -1,6 +1,6 @@
-import { gemini } from '../../src/dialects/gemini';
-import { ProtocolError, StreamClosedEarlyError } from '../../src/errors';
-import { ChatEvent } from '../../src/events';
+import { gemini } from '../../src/dialects/gemini/gemini';
+import { ProtocolError, StreamClosedEarlyError } from '../../src/errors/errors';
+import { ChatEvent } from '../../src/types/events';
 import { Assembled, assembleText } from '../support/dialect';
 
 // Vertex AI streams the arguments of a function call when the request sets

@@ -1,4 +1,4 @@
-import { Utf8Text } from '../../src/dialects/geminiUtf8Text';
+import { Utf8Text } from '../../src/dialects/gemini/geminiUtf8Text';
 
 /** A text made of these pieces. */
 function text(...pieces: string[]): Utf8Text {

@@ -1,11 +1,11 @@
 import { readFileSync } from 'fs';
 import { TestScheduler } from 'rxjs/testing';
-import { assembleChunks } from '../../src/assembleChunks';
-import { SseFrame } from '../../src/core/SseParser';
+import { assembleChunks } from '../../src/reply/assembleChunks';
+import { SseFrame } from '../../src/frames/SseParser';
 import { DialectOptions } from '../../src/dialects/Dialect';
-import { llamacppCompletion } from '../../src/dialects/llamacppCompletion';
-import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors';
-import { ChatEvent, Completion } from '../../src/events';
+import { llamacppCompletion } from '../../src/dialects/llamacpp-completion/llamacppCompletion';
+import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors/errors';
+import { ChatEvent, Completion } from '../../src/types/events';
 import { assembleText, marbleFile } from '../support/dialect';
 import { exampleStreamSuite } from '../support/dialectSuite';
 import { frame, readDialect } from '../support/frames';

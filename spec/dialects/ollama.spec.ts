@@ -1,11 +1,11 @@
 import { Observable, take } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { assembleChunks } from '../../src/assembleChunks';
-import { SseFrame } from '../../src/core/SseParser';
+import { assembleChunks } from '../../src/reply/assembleChunks';
+import { SseFrame } from '../../src/frames/SseParser';
 import { DialectOptions } from '../../src/dialects/Dialect';
-import { ollama } from '../../src/dialects/ollama';
-import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors';
-import { ChatEvent, Completion } from '../../src/events';
+import { ollama } from '../../src/dialects/ollama/ollama';
+import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors/errors';
+import { ChatEvent, Completion } from '../../src/types/events';
 import { runSync } from '../support/collect';
 import { assembleText, readBytes, marbleFile } from '../support/dialect';
 import { exampleStreamSuite } from '../support/dialectSuite';

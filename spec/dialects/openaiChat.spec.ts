@@ -1,9 +1,9 @@
-import { SseFrame } from '../../src/core/SseParser';
+import { SseFrame } from '../../src/frames/SseParser';
 import { detectDialect } from '../../src/dialects/auto';
-import { openaiChat } from '../../src/dialects/openaiChat';
-import { autoDialect } from '../../src/dialects/registry';
-import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors';
-import { ChatEvent, Completion } from '../../src/events';
+import { openaiChat } from '../../src/dialects/openai-chat/openaiChat';
+import { autoDialect } from '../../src/dialects/auto';
+import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors/errors';
+import { ChatEvent, Completion } from '../../src/types/events';
 import { assembleText } from '../support/dialect';
 import { exampleStreamSuite } from '../support/dialectSuite';
 import { CHUNK_START as start, DONE, chunk, frame, readChat } from '../support/frames';

@@ -1,7 +1,7 @@
-import { openaiChat } from '../../src/dialects/openaiChat';
-import { autoDialect } from '../../src/dialects/registry';
-import { ProtocolError } from '../../src/errors';
-import { ChatEvent, Completion, TokenLogprob } from '../../src/events';
+import { openaiChat } from '../../src/dialects/openai-chat/openaiChat';
+import { autoDialect } from '../../src/dialects/auto';
+import { ProtocolError } from '../../src/errors/errors';
+import { ChatEvent, Completion, TokenLogprob } from '../../src/types/events';
 import { Assembled, assembleAtEverySize, assembleText, dataEvents } from '../support/dialect';
 
 /**
@@ -14,8 +14,11 @@ const sse = dataEvents;
 
 /** Chunk sizes every stream of this spec is read at, besides in one piece. */
 /** Reads `text` whole and at every chunk size: each reading must be the whole one. */
-const atEverySize = (text: string, dialect = openaiChat, options: Parameters<typeof assembleText>[2] = {}): Assembled =>
-  assembleAtEverySize(text, dialect, options);
+const atEverySize = (
+  text: string,
+  dialect: Parameters<typeof assembleText>[1] = openaiChat,
+  options: Parameters<typeof assembleText>[2] = {},
+): Assembled => assembleAtEverySize(text, dialect, options);
 
 // OpenAI's legacy endpoint (gpt-3.5-turbo-instruct) with `logprobs: 2` and
 // `stream_options.include_usage`: each chunk's text in `choices[].text`, its log probabilities as

@@ -1,6 +1,6 @@
-import { openaiChat } from '../../src/dialects/openaiChat';
-import { StreamClosedEarlyError } from '../../src/errors';
-import { ChatEvent, Source } from '../../src/events';
+import { openaiChat } from '../../src/dialects/openai-chat/openaiChat';
+import { StreamClosedEarlyError } from '../../src/errors/errors';
+import { ChatEvent, Source } from '../../src/types/events';
 import { Assembled, assembleAtEverySize, assembleText, dataEvents } from '../support/dialect';
 
 /**

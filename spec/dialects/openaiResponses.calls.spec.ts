@@ -1,6 +1,6 @@
 import { DialectOptions } from '../../src/dialects/Dialect';
-import { openaiResponses } from '../../src/dialects/openaiResponses';
-import { ProtocolError } from '../../src/errors';
+import { openaiResponses } from '../../src/dialects/openai-responses/openaiResponses';
+import { ProtocolError } from '../../src/errors/errors';
 import { Assembled, eventsOfType, typedEvent, assembleAtEverySize as atEverySize } from '../support/dialect';
 
 /**

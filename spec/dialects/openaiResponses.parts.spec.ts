@@ -1,6 +1,6 @@
-import { openaiResponses } from '../../src/dialects/openaiResponses';
+import { openaiResponses } from '../../src/dialects/openai-responses/openaiResponses';
 import { COMPLETED, CREATED, assembleAtEverySize, ev, types } from './responsesStreams';
-import { ProtocolError } from '../../src/errors';
+import { ProtocolError } from '../../src/errors/errors';
 import { assembleText, eventsOfType } from '../support/dialect';
 
 /**

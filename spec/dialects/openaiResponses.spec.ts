@@ -1,12 +1,12 @@
 import { readFileSync } from 'fs';
 import { Observable, take } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { assembleChunks } from '../../src/assembleChunks';
-import { SseFrame } from '../../src/core/SseParser';
+import { assembleChunks } from '../../src/reply/assembleChunks';
+import { SseFrame } from '../../src/frames/SseParser';
 import { DialectOptions } from '../../src/dialects/Dialect';
-import { OpenAiResponsesParser, openaiResponses } from '../../src/dialects/openaiResponses';
-import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors';
-import { ChatEvent, Completion } from '../../src/events';
+import { OpenAiResponsesParser, openaiResponses } from '../../src/dialects/openai-responses/openaiResponses';
+import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors/errors';
+import { ChatEvent, Completion } from '../../src/types/events';
 import { runSync } from '../support/collect';
 import { assembleBytes, assembleText, marbleFile } from '../support/dialect';
 import { exampleStreamSuite } from '../support/dialectSuite';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'fs';
-import { openaiResponses } from '../../src/dialects/openaiResponses';
+import { openaiResponses } from '../../src/dialects/openai-responses/openaiResponses';
 import { COMPLETED, CREATED, assembleAtEverySize, ev, types } from './responsesStreams';
 import { assembleBytes, eventsOfType, marbleFile, readBytes } from '../support/dialect';
 

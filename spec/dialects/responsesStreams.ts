@@ -1,6 +1,6 @@
 import { DialectOptions } from '../../src/dialects/Dialect';
-import { openaiResponses } from '../../src/dialects/openaiResponses';
-import { ChatEvent } from '../../src/events';
+import { openaiResponses } from '../../src/dialects/openai-responses/openaiResponses';
+import { ChatEvent } from '../../src/types/events';
 import { Assembled, assembleAtEverySize as atEverySize, typedEvent } from '../support/dialect';
 
 /** What the Responses specs share: SSE events as the wire has them, the stream's first and last, and a reading at every chunk size. */

@@ -1,10 +1,10 @@
 import { TestScheduler } from 'rxjs/testing';
-import { assembleChunks } from '../../src/assembleChunks';
-import { SseFrame } from '../../src/core/SseParser';
+import { assembleChunks } from '../../src/reply/assembleChunks';
+import { SseFrame } from '../../src/frames/SseParser';
 import { DialectOptions } from '../../src/dialects/Dialect';
-import { typedEvents } from '../../src/dialects/typedEvents';
-import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors';
-import { ChatEvent, Completion } from '../../src/events';
+import { typedEvents } from '../../src/dialects/typed-events/typedEvents';
+import { ProtocolError, ProviderError, StreamClosedEarlyError } from '../../src/errors/errors';
+import { ChatEvent, Completion } from '../../src/types/events';
 import { assembleBytes, assembleText, marbleFile, readBytes } from '../support/dialect';
 import { exampleStreamSuite } from '../support/dialectSuite';
 import { frame, readDialect } from '../support/frames';

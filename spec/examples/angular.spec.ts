@@ -137,8 +137,8 @@ describe('the Angular example', () => {
   it("the builder's output is the app, with the library bundled from its ESM build", () => {
     const main = readFileSync(join(output!, 'browser', 'main.js'), 'utf8');
     expect(readFileSync(join(output!, 'browser', 'index.html'), 'utf8')).toContain(`<base href="${MOUNT}"`);
-    expect(main).toContain('dist/esm/transcriptDeltas.js');
-    expect(main).toContain('dist/esm/scanCompletion.js');
+    expect(main).toContain('dist/esm/messages/transcriptDeltas.js');
+    expect(main).toContain('dist/esm/reply/scanCompletion.js');
     expect(existsSync(join(app, '.angular'))).toBe(false); // no build cache beside the sources
   });
 

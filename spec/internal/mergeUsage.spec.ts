@@ -1,4 +1,4 @@
-import { Usage } from '../../src/events';
+import { Usage } from '../../src/types/events';
 import { mergeUsage } from '../../src/internal/mergeUsage';
 
 describe('mergeUsage', () => {

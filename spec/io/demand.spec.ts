@@ -1,7 +1,7 @@
 import { IncomingMessage, request as httpRequest } from 'node:http';
 import { Observable, Subscription } from 'rxjs';
-import { Demand } from '../../src/core/Demand';
-import { StreamIdleError } from '../../src/errors';
+import { Demand } from '../../src/io/Demand';
+import { StreamIdleError } from '../../src/errors/errors';
 import { fromReadableStream } from '../../src/io/fromReadableStream';
 import { fromResponse } from '../../src/io/fromResponse';
 import { FakeUpstream, UpstreamRequest, startFakeUpstream } from '../support/fakeUpstream';

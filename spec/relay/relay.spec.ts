@@ -1,6 +1,6 @@
-import { SseFrame } from '../../src/core/SseParser';
-import { StreamClosedEarlyError } from '../../src/errors';
-import { Completion, CompletionSnapshot } from '../../src/events';
+import { SseFrame } from '../../src/frames/SseParser';
+import { StreamClosedEarlyError } from '../../src/errors/errors';
+import { Completion, CompletionSnapshot } from '../../src/types/events';
 import { eventText, FakeUpstream, startFakeUpstream, UpstreamRequest } from '../support/fakeUpstream';
 import { RedisServer, startRedis } from '../support/redisServer';
 import { RelayApp, startRelayApp } from '../support/relayApp';

@@ -1,12 +1,12 @@
 import { createServer, IncomingMessage, request, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Observable, Subject, finalize, from, interval, map, take } from 'rxjs';
-import { Demand } from '../../src/core/Demand';
-import { SseParser, SseFrame } from '../../src/core/SseParser';
-import { StreamEntry } from '../../src/core/streamEntries';
-import { StreamClosedEarlyError } from '../../src/errors';
+import { Demand } from '../../src/io/Demand';
+import { SseParser, SseFrame } from '../../src/frames/SseParser';
+import { StreamEntry } from '../../src/relay/streamEntries';
+import { StreamClosedEarlyError } from '../../src/errors/errors';
 import { SlowClientError } from '../../src/relay/SlowClientError';
-import { ChatEvent } from '../../src/events';
+import { ChatEvent } from '../../src/types/events';
 import { SendSseOptions, SentReport, sendSse } from '../../src/relay/sendSse';
 import { toStreamEntries } from '../../src/relay/toStreamEntries';
 import { collect, Outcome } from '../support/collect';

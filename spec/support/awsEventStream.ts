@@ -1,11 +1,11 @@
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import { from } from 'rxjs';
-import { assembleChunks } from '../../src/assembleChunks';
-import { awsEventStreamFrames } from '../../src/awsEventStreamFrames';
-import { Completion } from '../../src/events';
-import { finalizeCompletion } from '../../src/finalizeCompletion';
-import { groupToolCallsByIndex } from '../../src/groupToolCallsByIndex';
+import { assembleChunks } from '../../src/reply/assembleChunks';
+import { awsEventStreamFrames } from '../../src/frames/awsEventStreamFrames';
+import { Completion } from '../../src/types/events';
+import { finalizeCompletion } from '../../src/reply/finalizeCompletion';
+import { groupToolCallsByIndex } from '../../src/reply/groupToolCallsByIndex';
 import { chunksOf } from './chunking';
 import { collectSync } from './collect';
 

@@ -1,13 +1,13 @@
 import { readFileSync } from 'fs';
 import { join } from 'path';
-import { CompletionTracker } from '../../src/core/CompletionTracker';
-import { NdjsonParser } from '../../src/core/NdjsonParser';
-import { SseFrame, SseParser } from '../../src/core/SseParser';
-import { Utf8Decoder } from '../../src/core/Utf8Decoder';
+import { CompletionTracker } from '../../src/reply/CompletionTracker';
+import { NdjsonParser } from '../../src/frames/NdjsonParser';
+import { SseFrame, SseParser } from '../../src/frames/SseParser';
+import { Utf8Decoder } from '../../src/frames/Utf8Decoder';
 import { DialectFactory, DialectOptions } from '../../src/dialects/Dialect';
-import { LlmStreamError } from '../../src/errors';
+import { LlmStreamError } from '../../src/errors/errors';
 import { bodyStream } from '../../src/testing/bodyStream';
-import { ChatEvent, Completion } from '../../src/events';
+import { ChatEvent, Completion } from '../../src/types/events';
 
 /** What one stream assembled to: its events, and the completion or the error. */
 export interface Assembled {

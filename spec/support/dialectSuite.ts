@@ -9,8 +9,8 @@
  * against that reading, never against the `.expected.json` files, which are a reading of their own.
  */
 import { DialectFactory } from '../../src/dialects/Dialect';
-import { autoDialect } from '../../src/dialects/registry';
-import { ChatEvent, Completion } from '../../src/events';
+import { autoDialect } from '../../src/dialects/auto';
+import { ChatEvent, Completion } from '../../src/types/events';
 import { Assembled, assembleBytes, marbleFile, readBytes } from './dialect';
 
 /** One dialect's example stream, and what it should give, written out by hand. */

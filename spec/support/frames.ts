@@ -1,7 +1,7 @@
-import { SseFrame } from '../../src/core/SseParser';
-import { ChatEvent } from '../../src/events';
+import { SseFrame } from '../../src/frames/SseParser';
+import { ChatEvent } from '../../src/types/events';
 import { DialectFactory, DialectOptions } from '../../src/dialects/Dialect';
-import { openaiChat } from '../../src/dialects/openaiChat';
+import { openaiChat } from '../../src/dialects/openai-chat/openaiChat';
 
 /** A frame carrying `payload` as JSON (or as is, when it is a string). */
 export function frame(payload: unknown, event = 'message'): SseFrame {

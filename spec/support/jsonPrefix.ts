@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'util';
-import { JsonValue } from '../../src/events';
+import { JsonValue } from '../../src/types/events';
 
 /**
  * A deep copy made in this realm (Jest runs specs in a VM context, and `structuredClone` would make

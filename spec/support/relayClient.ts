@@ -1,12 +1,12 @@
 import { Observable, firstValueFrom, lastValueFrom, take, toArray } from 'rxjs';
 import { fromFetch } from 'rxjs/fetch';
-import { assembleChunks } from '../../src/assembleChunks';
-import { SseFrame } from '../../src/core/SseParser';
-import { decodeUtf8 } from '../../src/decodeUtf8';
-import { ChatEvent } from '../../src/events';
-import { finalizeCompletion } from '../../src/finalizeCompletion';
+import { assembleChunks } from '../../src/reply/assembleChunks';
+import { SseFrame } from '../../src/frames/SseParser';
+import { decodeUtf8 } from '../../src/frames/decodeUtf8';
+import { ChatEvent } from '../../src/types/events';
+import { finalizeCompletion } from '../../src/reply/finalizeCompletion';
 import { fromResponse } from '../../src/io/fromResponse';
-import { sseFrames } from '../../src/sseFrames';
+import { sseFrames } from '../../src/frames/sseFrames';
 import { collect, Outcome } from './collect';
 import { FakeReply } from './fakeUpstream';
 

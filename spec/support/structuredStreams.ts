@@ -1,11 +1,11 @@
 import { Observable, from } from 'rxjs';
-import { assembleChunks } from '../../src/assembleChunks';
-import { awsEventStreamFrames } from '../../src/awsEventStreamFrames';
-import { decodeUtf8 } from '../../src/decodeUtf8';
-import { ChatEvent } from '../../src/events';
-import { groupToolCallsByIndex } from '../../src/groupToolCallsByIndex';
-import { ndjsonFrames } from '../../src/ndjsonFrames';
-import { sseFrames } from '../../src/sseFrames';
+import { assembleChunks } from '../../src/reply/assembleChunks';
+import { awsEventStreamFrames } from '../../src/frames/awsEventStreamFrames';
+import { decodeUtf8 } from '../../src/frames/decodeUtf8';
+import { ChatEvent } from '../../src/types/events';
+import { groupToolCallsByIndex } from '../../src/reply/groupToolCallsByIndex';
+import { ndjsonFrames } from '../../src/frames/ndjsonFrames';
+import { sseFrames } from '../../src/frames/sseFrames';
 import { converseStream } from './awsEventStream';
 import { chunksOf, utf8 } from './chunking';
 

@@ -1,11 +1,11 @@
 import { Observable, map, take } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { assembleChunks } from '../../src/assembleChunks';
-import { decodeUtf8 } from '../../src/decodeUtf8';
-import { ProtocolError, StreamClosedEarlyError, StreamIdleError } from '../../src/errors';
-import { finalizeCompletion } from '../../src/finalizeCompletion';
-import { idleTimeout } from '../../src/idleTimeout';
-import { sseFrames } from '../../src/sseFrames';
+import { assembleChunks } from '../../src/reply/assembleChunks';
+import { decodeUtf8 } from '../../src/frames/decodeUtf8';
+import { ProtocolError, StreamClosedEarlyError, StreamIdleError } from '../../src/errors/errors';
+import { finalizeCompletion } from '../../src/reply/finalizeCompletion';
+import { idleTimeout } from '../../src/io/idleTimeout';
+import { sseFrames } from '../../src/frames/sseFrames';
 import { bodyStream } from '../../src/testing/bodyStream';
 import { coldBytes } from '../../src/testing/coldBytes';
 

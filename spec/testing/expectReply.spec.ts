@@ -1,15 +1,15 @@
 import { lastValueFrom, toArray } from 'rxjs';
-import { assembleChunks } from '../../src/assembleChunks';
-import { decodeUtf8 } from '../../src/decodeUtf8';
-import { ChatEvent, Completion } from '../../src/events';
-import { finalizeCompletion } from '../../src/finalizeCompletion';
-import { groupToolCallsByIndex } from '../../src/groupToolCallsByIndex';
+import { assembleChunks } from '../../src/reply/assembleChunks';
+import { decodeUtf8 } from '../../src/frames/decodeUtf8';
+import { ChatEvent, Completion } from '../../src/types/events';
+import { finalizeCompletion } from '../../src/reply/finalizeCompletion';
+import { groupToolCallsByIndex } from '../../src/reply/groupToolCallsByIndex';
 import { fromResponse } from '../../src/io/fromResponse';
-import { sseFrames } from '../../src/sseFrames';
+import { sseFrames } from '../../src/frames/sseFrames';
 import { bodyStream } from '../../src/testing/bodyStream';
 import { ReplyMismatchError, expectCompletion, expectEvents } from '../../src/testing/expectReply';
 import { fakeResponse } from '../../src/testing/fakeResponse';
-import { TestReply } from '../../src/testing/TestReply';
+import { TestReply } from '../../src/dialects/writing/TestReply';
 import { ProviderStream } from '../../src/testing/ProviderStream';
 
 // The assertions pass on what the real pipeline assembles from a stream written out by hand, and

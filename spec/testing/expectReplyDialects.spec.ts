@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { pipe, toArray } from 'rxjs';
-import { assembleChunks } from '../../src/assembleChunks';
-import { ChatEvent } from '../../src/events';
-import { groupToolCallsByIndex } from '../../src/groupToolCallsByIndex';
+import { assembleChunks } from '../../src/reply/assembleChunks';
+import { ChatEvent } from '../../src/types/events';
+import { groupToolCallsByIndex } from '../../src/reply/groupToolCallsByIndex';
 import { ReplyMismatchError, expectCompletion, expectEvents } from '../../src/testing/expectReply';
-import { TestReply } from '../../src/testing/TestReply';
+import { TestReply } from '../../src/dialects/writing/TestReply';
 import { providerStream } from '../../src/testing/writeProviderStream';
-import { ProviderFormat } from '../../src/testing/writers/wire';
+import { ProviderFormat } from '../../src/dialects/writing/wire';
 import { collectSync } from '../support/collect';
 import { FORMATS } from './dialects/formats';
 import { assemble, bodyOf, framesFor } from './dialects/pipeline';

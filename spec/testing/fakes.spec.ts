@@ -1,13 +1,13 @@
 import { Readable } from 'node:stream';
 import { Observable, firstValueFrom, lastValueFrom, take, toArray } from 'rxjs';
 import { fromFetch } from 'rxjs/fetch';
-import { assembleChunks } from '../../src/assembleChunks';
-import { decodeUtf8 } from '../../src/decodeUtf8';
-import { ProtocolError, ProviderError, StreamClosedEarlyError, StreamIdleError } from '../../src/errors';
-import { finalizeCompletion } from '../../src/finalizeCompletion';
+import { assembleChunks } from '../../src/reply/assembleChunks';
+import { decodeUtf8 } from '../../src/frames/decodeUtf8';
+import { ProtocolError, ProviderError, StreamClosedEarlyError, StreamIdleError } from '../../src/errors/errors';
+import { finalizeCompletion } from '../../src/reply/finalizeCompletion';
 import { fromReadableStream } from '../../src/io/fromReadableStream';
 import { fromResponse } from '../../src/io/fromResponse';
-import { sseFrames } from '../../src/sseFrames';
+import { sseFrames } from '../../src/frames/sseFrames';
 import { bodyStream } from '../../src/testing/bodyStream';
 import { fakeFetch } from '../../src/testing/fakeFetch';
 import { fakeReadable } from '../../src/testing/fakeReadable';

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
-import { Completion, CompletionChoice, ToolCall } from '../../src/events';
-import { TestReply, TestToolCall } from '../../src/testing/TestReply';
+import { Completion, CompletionChoice, ToolCall } from '../../src/types/events';
+import { TestReply, TestToolCall } from '../../src/dialects/writing/TestReply';
 import { providerStream } from '../../src/testing/writeProviderStream';
-import { ProviderFormat } from '../../src/testing/writers/wire';
+import { ProviderFormat } from '../../src/dialects/writing/wire';
 import { FORMATS } from './dialects/formats';
 import { assemble } from './dialects/pipeline';
 

@@ -1,12 +1,12 @@
 import { writeFile } from 'node:fs/promises';
 import { EMPTY, Observable } from 'rxjs';
-import { StreamRecording } from '../core/StreamRecording.js';
-import { serializeRecording } from '../core/recordingFile.js';
+import { StreamRecording } from '../recording/StreamRecording.js';
+import { serializeRecording } from '../recording/recordingFile.js';
 import { checkedBody } from '../io/checkedBody.js';
 import { chunkReading } from '../io/fromReadableStream.js';
 import { webChunks } from '../io/readChunks.js';
 import { messageOf } from '../io/transportFailure.js';
-import { recordStream } from '../recordStream.js';
+import { recordStream } from '../recording/recordStream.js';
 import { RenderOptions, framingOfRecording, render } from './replay.js';
 
 /** What `rxjs-llm-stream record` was asked to do. */

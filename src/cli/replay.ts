@@ -1,20 +1,20 @@
 import { Observable, SchedulerLike, concatMap, delay, from, of, tap, lastValueFrom, throwError } from 'rxjs';
-import { assembleChunks } from '../assembleChunks.js';
+import { assembleChunks } from '../reply/assembleChunks.js';
 
-import { SseFrame } from '../core/SseParser.js';
-import { StreamRecording } from '../core/StreamRecording.js';
-import { isRecordingText, parseRecording } from '../core/recordingFile.js';
-import { replayRecording } from '../replayRecording.js';
-import { decodeUtf8 } from '../decodeUtf8.js';
-import { ProtocolError } from '../errors.js';
-import { isLlmStreamError } from '../isLlmStreamError.js';
-import { jsonErrorObject, providerErrorFromBody } from '../internal/errorBody.js';
+import { SseFrame } from '../frames/SseParser.js';
+import { StreamRecording } from '../recording/StreamRecording.js';
+import { isRecordingText, parseRecording } from '../recording/recordingFile.js';
+import { replayRecording } from '../recording/replayRecording.js';
+import { decodeUtf8 } from '../frames/decodeUtf8.js';
+import { ProtocolError } from '../errors/errors.js';
+import { isLlmStreamError } from '../errors/isLlmStreamError.js';
+import { jsonErrorObject, providerErrorFromBody } from '../errors/errorBody.js';
 import { isJsonObject } from '../internal/json.js';
-import { ChatEvent, Completion, CompletionSnapshot } from '../events.js';
-import { finalizeCompletion } from '../finalizeCompletion.js';
-import { groupToolCallsByIndex } from '../groupToolCallsByIndex.js';
-import { ndjsonFrames } from '../ndjsonFrames.js';
-import { sseFrames } from '../sseFrames.js';
+import { ChatEvent, Completion, CompletionSnapshot } from '../types/events.js';
+import { finalizeCompletion } from '../reply/finalizeCompletion.js';
+import { groupToolCallsByIndex } from '../reply/groupToolCallsByIndex.js';
+import { ndjsonFrames } from '../frames/ndjsonFrames.js';
+import { sseFrames } from '../frames/sseFrames.js';
 import { seededRandom } from '../internal/seededRandom.js';
 
 /** How a body is cut into frames: server-sent events, or newline-delimited JSON (Ollama's native API). */

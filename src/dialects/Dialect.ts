@@ -1,5 +1,6 @@
-import { SseFrame } from '../core/SseParser.js';
-import { ChatEvent } from '../events.js';
+import type { SseFrame } from '../frames/SseParser.js';
+import type { ChatEvent } from '../types/events.js';
+import type { FinishReasonTable } from '../types/replyParts.js';
 
 /** Options every dialect takes. */
 export interface DialectOptions {
@@ -63,4 +64,81 @@ export function dialectFactory(
   isFinal?: (frame: SseFrame) => boolean,
 ): DialectFactory {
   return isFinal === undefined ? create : Object.assign(create, { isFinal });
+}
+
+export type { FinishReasonTable };
+
+/**
+ * Everything the library knows of one wire format, in one record: its name, how `auto` recognises it
+ * from a first frame, the parser of one stream, its end test and its finish reasons. The record is
+ * itself the factory, so it goes wherever a `DialectFactory` does (`assembleChunks({ dialect })`,
+ * `resumeFrames({ isFinal: dialect.isFinal })`). Every dialect of the library is one, in a folder of
+ * its own under `src/dialects/`; the registry is the list of them.
+ *
+ * @example
+ * ```ts
+ * import { openaiChat, assembleChunks } from 'rxjs-llm-stream';
+ *
+ * openaiChat.name; // 'openai-chat'
+ * frames$.pipe(assembleChunks({ dialect: openaiChat }));
+ * ```
+ */
+export interface Dialect<Name extends string = string> extends DialectFactory {
+  /** The format's name, as `assembleChunks({ dialect: 'openai-chat' })` takes it. */
+  readonly name: Name;
+  /** True for a frame after which a stream of this format is over (its end signal, or an error). */
+  readonly isFinal: (frame: SseFrame) => boolean;
+  /**
+   * True when a parsed payload (a JSON object), with its frame's event name, is of this format: `auto`
+   * asks each dialect of the registry in order. Absent: `auto` never chooses the format (it must be
+   * named), as for formats that look like another.
+   */
+  readonly recognizes?: (payload: { readonly [key: string]: unknown }, event: string | undefined) => boolean;
+  /**
+   * The format's own finish reasons, looked up before the spellings every format shares (`stop`,
+   * `length`, `tool_calls`, ...; docs/dialects.md has both). A reason in neither is `other`.
+   */
+  readonly finishReasons: FinishReasonTable;
+}
+
+/** What `defineDialect` is given: a dialect's record, with the factory as `create`. */
+export interface DialectDefinition<Name extends string> {
+  readonly name: Name;
+  readonly create: (emit: (event: ChatEvent) => void, options: DialectOptions) => DialectParser;
+  readonly isFinal: (frame: SseFrame) => boolean;
+  readonly recognizes?: (payload: { readonly [key: string]: unknown }, event: string | undefined) => boolean;
+  readonly finishReasons?: FinishReasonTable;
+}
+
+/**
+ * Makes a dialect's record from its parts. The record is callable as the factory it wraps.
+ *
+ * @example
+ * ```ts
+ * import { defineDialect, assembleChunks } from 'rxjs-llm-stream';
+ *
+ * const myFormat = defineDialect({
+ *   name: 'my-format',
+ *   create: (emit, options) => new MyFormatParser(emit, options),
+ *   isFinal: (frame) => frame.event === 'end',
+ *   finishReasons: { DONE: 'stop' },
+ * });
+ * frames$.pipe(assembleChunks({ dialect: myFormat }));
+ * ```
+ *
+ * @param definition The name, the parser's factory (`create`), the end test, and optionally how `auto`
+ * recognises the format and its own finish reasons.
+ * @returns The record, callable as the factory.
+ */
+export function defineDialect<Name extends string>(definition: DialectDefinition<Name>): Dialect<Name> {
+  const { create } = definition;
+  // A function of its own, so that two records never share one (the factory may be reused).
+  const dialect = (emit: (event: ChatEvent) => void, options: DialectOptions): DialectParser => create(emit, options);
+  // `name` of a function is read-only but configurable: it is the format's name here.
+  Object.defineProperty(dialect, 'name', { value: definition.name, enumerable: true });
+  return Object.assign(dialect, {
+    isFinal: definition.isFinal,
+    ...(definition.recognizes === undefined ? {} : { recognizes: definition.recognizes }),
+    finishReasons: definition.finishReasons ?? {},
+  }) as Dialect<Name>;
 }

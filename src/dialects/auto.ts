@@ -1,39 +1,23 @@
-import { SseFrame } from '../core/SseParser.js';
-import { ProtocolError, StreamClosedEarlyError } from '../errors.js';
-import { ChatEvent } from '../events.js';
+import { SseFrame } from '../frames/SseParser.js';
+import { ProtocolError, StreamClosedEarlyError } from '../errors/errors.js';
+import { ChatEvent } from '../types/events.js';
 import { excerpt, isJsonObject } from '../internal/json.js';
-import { CONVERSE_EVENTS } from './bedrockConverse.js';
 import { DialectFactory, DialectOptions, DialectParser } from './Dialect.js';
-import { providerErrorFrom } from './providerError.js';
+import { DIALECTS, DIALECT_LIST } from './registry.js';
+import { providerErrorFrom } from './base/providerError.js';
 
 /**
  * Which dialect a payload belongs to, or `undefined` when it says nothing either way (a keep-alive,
- * a bare `[DONE]`). The rules, in order (docs/dialects.md has them with their reasons): a `type` that
- * Anthropic, OpenAI Responses or the typed events use; Gemini's `candidates` or `usageMetadata`; an
- * OpenAI chat chunk (`object` or a `choices` array); Ollama's `done` with `message` or `response`;
- * llama.cpp's `stop` with `content`. Before those, the frame's event name when it is given: a
- * ConverseStream event (`messageStart`, `contentBlockDelta`, ...) is `bedrock-converse`, a `chunk`
- * whose payload has `bytes` is `bedrock-invoke` (the two Bedrock replies `awsEventStreamFrames` reads).
+ * a bare `[DONE]`). Each dialect of the registry says how it recognises a payload (its record's
+ * `recognizes`), asked in the registry's order (docs/dialects.md has the rules with their reasons):
+ * the two Bedrock replies by their event names (a ConverseStream event, a `chunk` with `bytes`),
+ * then a `type` that Anthropic, OpenAI Responses or the typed events use, Gemini's `candidates` or
+ * `usageMetadata`, an OpenAI chat chunk, Ollama's `done`, llama.cpp's `stop`. A typed-events
+ * `keepalive` names no dialect.
  */
 export function detectDialect(payload: unknown, event?: string): string | undefined {
-  if (!isJsonObject(payload)) return undefined;
-  if (event !== undefined) {
-    if (CONVERSE_EVENTS.has(event)) return 'bedrock-converse';
-    if (event === 'chunk' && typeof payload['bytes'] === 'string') return 'bedrock-invoke';
-  }
-  const type = payload['type'];
-  if (typeof type === 'string') {
-    if (type === 'message_start' || type === 'ping' || type.startsWith('content_block_') || type.startsWith('message_')) {
-      return 'anthropic';
-    }
-    if (type.startsWith('response.')) return 'openai-responses';
-    if (type === 'text' || type.startsWith('tool_call_')) return 'typed-events';
-    if (type === 'keepalive') return undefined;
-  }
-  if ('candidates' in payload || 'usageMetadata' in payload) return 'gemini';
-  if (payload['object'] === 'chat.completion.chunk' || Array.isArray(payload['choices'])) return 'openai-chat';
-  if (typeof payload['done'] === 'boolean' && ('message' in payload || 'response' in payload)) return 'ollama';
-  if (typeof payload['stop'] === 'boolean' && 'content' in payload) return 'llamacpp-completion';
+  if (!isJsonObject(payload) || payload['type'] === 'keepalive') return undefined;
+  for (const dialect of DIALECT_LIST) if (dialect.recognizes?.(payload, event) === true) return dialect.name;
   return undefined;
 }
 
@@ -123,3 +107,17 @@ function describePayload(payload: unknown): string {
   const type = typeof payload['type'] === 'string' ? ` (type ${excerpt(payload['type'] as string, 40)})` : '';
   return `an object with keys ${keys.join(', ') || '(none)'}${type}`;
 }
+
+/**
+ * The `auto` dialect's factory: the format is decided from the first frame that names it (see
+ * `detectDialect`), then fixed for the rest of the stream. It reaches every dialect of the registry,
+ * so a bundle that uses it holds them all; an app that reads one provider names its dialect instead.
+ *
+ * @example
+ * ```ts
+ * import { autoDialect, assembleChunks } from 'rxjs-llm-stream';
+ *
+ * frames$.pipe(assembleChunks({ dialect: autoDialect })); // the same as assembleChunks()
+ * ```
+ */
+export const autoDialect: DialectFactory = (emit, options) => new AutoDialectParser(DIALECTS, emit, options);

@@ -1,49 +1,55 @@
-import { aiSdkUi } from './aiSdkUi.js';
-import { anthropic } from './anthropic.js';
-import { AutoDialectParser } from './auto.js';
-import { bedrockConverse } from './bedrockConverse.js';
-import { bedrockInvoke } from './bedrockInvoke.js';
-import { chatEvents } from './chatEvents.js';
-import { DialectFactory } from './Dialect.js';
-import { gemini } from './gemini.js';
-import { llamacppCompletion } from './llamacppCompletion.js';
-import { ollama } from './ollama.js';
-import { openaiChat } from './openaiChat.js';
-import { openaiResponses } from './openaiResponses.js';
-import { typedEvents } from './typedEvents.js';
-
-/** The wire formats `assembleChunks` reads by name. */
-export type DialectName =
-  | 'auto'
-  | 'openai-chat'
-  | 'openai-responses'
-  | 'anthropic'
-  | 'gemini'
-  | 'ollama'
-  | 'llamacpp-completion'
-  | 'typed-events'
-  | 'chat-events'
-  | 'ai-sdk-ui'
-  | 'bedrock-converse'
-  | 'bedrock-invoke';
-
-/** Every named format but `auto`, which chooses among these. */
-export const DIALECTS: Readonly<Record<Exclude<DialectName, 'auto'>, DialectFactory>> = {
-  'openai-chat': openaiChat,
-  'openai-responses': openaiResponses,
-  anthropic,
-  gemini,
-  ollama,
-  'llamacpp-completion': llamacppCompletion,
-  'typed-events': typedEvents,
-  'chat-events': chatEvents,
-  'ai-sdk-ui': aiSdkUi,
-  'bedrock-converse': bedrockConverse,
-  'bedrock-invoke': bedrockInvoke,
-};
+import { aiSdkUi } from './ai-sdk-ui/aiSdkUi.js';
+import { anthropic } from './anthropic/anthropic.js';
+import { bedrockConverse } from './bedrock-converse/bedrockConverse.js';
+import { bedrockInvoke } from './bedrock-invoke/bedrockInvoke.js';
+import { chatEvents } from './chat-events/chatEvents.js';
+import { Dialect } from './Dialect.js';
+import { gemini } from './gemini/gemini.js';
+import { llamacppCompletion } from './llamacpp-completion/llamacppCompletion.js';
+import { ollama } from './ollama/ollama.js';
+import { openaiChat } from './openai-chat/openaiChat.js';
+import { openaiResponses } from './openai-responses/openaiResponses.js';
+import { typedEvents } from './typed-events/typedEvents.js';
 
 /**
- * The `auto` dialect's factory: the format is decided from the first frame that names it (see
- * `detectDialect`), then fixed for the rest of the stream.
+ * Every dialect of the library, one record each. The order is the order in which `auto` asks them
+ * whether a first payload is theirs: the formats told by their event names first (the two Bedrock
+ * replies), then by a `type` field, then by the shape of the object. A new dialect is one line here.
+ *
+ * @example
+ * ```ts
+ * import { DIALECT_LIST } from 'rxjs-llm-stream';
+ *
+ * DIALECT_LIST.map((dialect) => dialect.name); // ['bedrock-converse', 'bedrock-invoke', 'anthropic', ...]
+ * ```
  */
-export const autoDialect: DialectFactory = (emit, options) => new AutoDialectParser(DIALECTS, emit, options);
+export const DIALECT_LIST = [
+  bedrockConverse,
+  bedrockInvoke,
+  anthropic,
+  openaiResponses,
+  typedEvents,
+  gemini,
+  openaiChat,
+  ollama,
+  llamacppCompletion,
+  chatEvents,
+  aiSdkUi,
+] as const;
+
+/** The wire formats `assembleChunks` reads by name: every dialect of the registry, and `auto`. */
+export type DialectName = 'auto' | (typeof DIALECT_LIST)[number]['name'];
+
+/**
+ * Every named format but `auto`, which chooses among these, by name.
+ *
+ * @example
+ * ```ts
+ * import { DIALECTS, assembleChunks } from 'rxjs-llm-stream';
+ *
+ * frames$.pipe(assembleChunks({ dialect: DIALECTS['openai-chat'] }));
+ * ```
+ */
+export const DIALECTS: Readonly<Record<Exclude<DialectName, 'auto'>, Dialect>> = Object.fromEntries(
+  DIALECT_LIST.map((dialect) => [dialect.name, dialect]),
+) as Record<Exclude<DialectName, 'auto'>, Dialect>;

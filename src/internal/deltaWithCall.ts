@@ -1,4 +1,4 @@
-import { ToolCallDeltaEvent, ToolCallProgress } from '../events.js';
+import { ToolCallDeltaEvent, ToolCallProgress } from '../types/events.js';
 
 /**
  * `{ ...event, call }`: the fragment with the call so far, as `groupToolCallsByIndex` emits it.

@@ -1,4 +1,4 @@
-import { FinishReason } from '../events.js';
+import type { FinishReason, FinishReasonTable } from '../types/replyParts.js';
 
 const NORMALIZED: Readonly<Record<string, FinishReason>> = {
   stop: 'stop',
@@ -37,11 +37,16 @@ const NORMALIZED: Readonly<Record<string, FinishReason>> = {
 };
 
 /**
- * Maps a provider's finish reason to the normalized one (docs/dialects.md has the table, dialect by
- * dialect). A choice that made tool calls but says `stop` finished for its calls: several providers
- * send `stop` there.
+ * Maps a provider's finish reason to the normalized one: the format's own table first (`own`, from its
+ * dialect's record), then the spellings every format shares (docs/dialects.md has both). A choice that
+ * made tool calls but says `stop` finished for its calls: several providers send `stop` there.
  */
-export function normalizeFinishReason(raw: string, hasToolCalls: boolean): FinishReason {
-  const normalized = Object.prototype.hasOwnProperty.call(NORMALIZED, raw) ? NORMALIZED[raw]! : 'other';
+export function normalizeFinishReason(raw: string, hasToolCalls: boolean, own?: FinishReasonTable): FinishReason {
+  const normalized =
+    own !== undefined && Object.prototype.hasOwnProperty.call(own, raw)
+      ? own[raw]!
+      : Object.prototype.hasOwnProperty.call(NORMALIZED, raw)
+        ? NORMALIZED[raw]!
+        : 'other';
   return normalized === 'stop' && hasToolCalls ? 'tool_calls' : normalized;
 }

@@ -1,4 +1,4 @@
-import type { JsonValue } from '../events.js';
+import type { JsonValue } from '../types/events.js';
 
 /** A parsed JSON object whose fields are not yet checked. */
 export type JsonObject = { readonly [key: string]: unknown };

@@ -1,4 +1,4 @@
-import { Usage } from '../events.js';
+import { Usage } from '../types/events.js';
 
 /**
  * Merges usage reports field by field: a later value replaces an earlier one, a field the later

@@ -1,6 +1,6 @@
 import { Observable } from 'rxjs';
-import { ProtocolError } from '../errors.js';
-import { parseErrorBody, providerErrorFromBody } from '../internal/errorBody.js';
+import { ProtocolError } from '../errors/errors.js';
+import { parseErrorBody, providerErrorFromBody } from '../errors/errorBody.js';
 
 /** What a response said before its body: its status and content type. */
 export interface ResponseHead {

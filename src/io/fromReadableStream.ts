@@ -1,22 +1,21 @@
 import { Observable, SchedulerLike } from 'rxjs';
-import { Demand } from '../core/Demand.js';
-import { ChunkReading, NodeReadableLike, nodeChunks, webChunks } from './readChunks.js';
+import { Demand } from './Demand.js';
+import type { NodeReadableLike } from './NodeReadableLike.js';
+import { ChunkReading, nodeChunks, webChunks } from './readChunks.js';
 import { ResponseCheckOptions, checkedBody } from './checkedBody.js';
-
-export type { NodeReadableLike } from './readChunks.js';
 
 /**
  * How long a body may be silent before it fails with `StreamIdleError`: ten minutes, the request
  * timeout of the official SDKs. Reasoning models can think in silence for minutes, so the default
  * is generous; it exists so that a stalled connection ends at all.
  */
-export const DEFAULT_IDLE_TIMEOUT = 10 * 60 * 1000;
+export const DEFAULT_IDLE_TIMEOUT_MS = 10 * 60 * 1000;
 
 /** Options of `fromReadableStream` and `fromResponse`. */
 export interface BodySourceOptions extends ResponseCheckOptions {
   /**
    * Milliseconds without a byte after which the body fails with a `StreamIdleError` (and the
-   * connection is closed). Default {@link DEFAULT_IDLE_TIMEOUT} (ten minutes); `false` never.
+   * connection is closed). Default {@link DEFAULT_IDLE_TIMEOUT_MS} (ten minutes); `false` never.
    * Keep-alive comments are bytes: a server that pings while it thinks is not idle.
    */
   readonly idleTimeout?: number | false;
@@ -43,7 +42,7 @@ function isWebStream(value: unknown): value is ReadableStream<Uint8Array> {
 
 /** The reading settings the options ask for, checked once when the source is made. */
 export function chunkReading(options: BodySourceOptions, caller: string): ChunkReading {
-  const timeout = options.idleTimeout ?? DEFAULT_IDLE_TIMEOUT;
+  const timeout = options.idleTimeout ?? DEFAULT_IDLE_TIMEOUT_MS;
   if (timeout !== false && !(typeof timeout === 'number' && timeout > 0)) {
     throw new TypeError(`${caller}: idleTimeout must be a positive number of milliseconds or false, got ${String(timeout)}`);
   }

@@ -1,20 +1,8 @@
 import { Observable, SchedulerLike, Subscriber, asyncScheduler } from 'rxjs';
-import { Demand } from '../core/Demand.js';
+import { Demand } from './Demand.js';
+import type { NodeReadableLike } from './NodeReadableLike.js';
 import { watchIdle } from '../internal/idleWatch.js';
 import { BytesRead, closedBeforeEnd, idleBody, transportFailure } from './transportFailure.js';
-
-/** The part of a Node.js `Readable` this library uses (so that no Node types leak into browser builds). */
-export interface NodeReadableLike {
-  on(event: 'data', listener: (chunk: Uint8Array | string) => void): unknown;
-  on(event: 'end' | 'close', listener: () => void): unknown;
-  on(event: 'error', listener: (error: Error) => void): unknown;
-  removeListener(event: string, listener: (...args: never[]) => void): unknown;
-  destroy(error?: Error): unknown;
-  readonly destroyed?: boolean;
-  /** Needed with a `demand`: stops the `data` events (and a socket's reading) until `resume`. */
-  pause?(): unknown;
-  resume?(): unknown;
-}
 
 /** How a source watches its body: the longest silence it allows, and the clock it measures with. */
 export interface ChunkReading {

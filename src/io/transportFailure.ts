@@ -1,4 +1,4 @@
-import { StreamClosedEarlyError, StreamIdleError } from '../errors.js';
+import { StreamClosedEarlyError, StreamIdleError } from '../errors/errors.js';
 
 /** What a source has read so far, for the messages of its errors. */
 export interface BytesRead {

@@ -1,5 +1,5 @@
-import { StreamEntry } from '../core/streamEntries.js';
-import { StreamClosedEarlyError } from '../errors.js';
+import { StreamEntry } from './streamEntries.js';
+import { StreamClosedEarlyError } from '../errors/errors.js';
 import { StoredStreamState, StreamStore, StreamStoreTiming } from './StreamStore.js';
 import { StoreSettings, StreamStoreOptions, storeSettings } from './storeOptions.js';
 

@@ -1,10 +1,10 @@
 import { Observable, Subject, Subscription } from 'rxjs';
-import { Demand } from '../core/Demand.js';
-import { StreamEntry } from '../core/streamEntries.js';
-import { streamErrorData } from '../core/streamErrorData.js';
-import { StreamClosedEarlyError } from '../errors.js';
-import { isLlmStreamError } from '../isLlmStreamError.js';
-import { ChatEvent } from '../events.js';
+import { Demand } from '../io/Demand.js';
+import { StreamEntry } from './streamEntries.js';
+import { streamErrorData } from '../errors/streamErrorData.js';
+import { StreamClosedEarlyError } from '../errors/errors.js';
+import { isLlmStreamError } from '../errors/isLlmStreamError.js';
+import { ChatEvent } from '../types/events.js';
 import { storeFailure } from './readStream.js';
 import { StreamStore } from './StreamStore.js';
 

@@ -1,5 +1,5 @@
-import { StreamEntry } from '../core/streamEntries.js';
-import { StreamClosedEarlyError } from '../errors.js';
+import { StreamEntry } from './streamEntries.js';
+import { StreamClosedEarlyError } from '../errors/errors.js';
 import { lost } from './MemoryStreamStore.js';
 import { RedisClientLike, RedisSend, entriesOf, redisSender, text } from './redisCommands.js';
 import { RedisFollower } from './RedisFollower.js';

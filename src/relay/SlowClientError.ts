@@ -1,4 +1,4 @@
-import { LlmStreamError, LlmStreamErrorOptions } from '../errors.js';
+import { LlmStreamError, LlmStreamErrorOptions } from '../errors/errors.js';
 
 /**
  * Why a relay dropped a client (`SlowClientError.reason`): `over-cap` (more bytes waited for it than the cap allows),

@@ -1,9 +1,9 @@
 import { Observable, finalize } from 'rxjs';
-import { Demand } from '../core/Demand.js';
-import { RelayFormatName, relayFormat } from '../core/RelayFormat.js';
-import { parseStreamPosition } from '../core/streamEntries.js';
-import { isLlmStreamError } from '../isLlmStreamError.js';
-import { ChatEvent } from '../events.js';
+import { Demand } from '../io/Demand.js';
+import { RelayFormatName, relayFormat } from './RelayFormat.js';
+import { parseStreamPosition } from './streamEntries.js';
+import { isLlmStreamError } from '../errors/isLlmStreamError.js';
+import { ChatEvent } from '../types/events.js';
 import { MemoryStreamStore } from './MemoryStreamStore.js';
 import { Producer } from './Producer.js';
 import { readStream, storeFailure } from './readStream.js';

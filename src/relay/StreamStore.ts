@@ -1,4 +1,4 @@
-import { StreamEntry } from '../core/streamEntries.js';
+import { StreamEntry } from './streamEntries.js';
 
 /** What a store knows of one stream. */
 export interface StoredStreamState {

@@ -1,8 +1,8 @@
 import { Observable } from 'rxjs';
-import { Demand } from '../core/Demand.js';
-import { StreamEntry } from '../core/streamEntries.js';
-import { StreamClosedEarlyError } from '../errors.js';
-import { isLlmStreamError } from '../isLlmStreamError.js';
+import { Demand } from '../io/Demand.js';
+import { StreamEntry } from './streamEntries.js';
+import { StreamClosedEarlyError } from '../errors/errors.js';
+import { isLlmStreamError } from '../errors/isLlmStreamError.js';
 import { StreamStore } from './StreamStore.js';
 import { lost } from './MemoryStreamStore.js';
 

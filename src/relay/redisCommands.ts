@@ -1,5 +1,5 @@
-import { StreamEntry } from '../core/streamEntries.js';
-import { StreamClosedEarlyError } from '../errors.js';
+import { StreamEntry } from './streamEntries.js';
+import { StreamClosedEarlyError } from '../errors/errors.js';
 
 /**
  * A Redis client of the user's, as the store needs it: `ioredis` (its `call`) or `redis` v4 and v5

@@ -1,9 +1,9 @@
 import { Observable } from 'rxjs';
-import { ClientBacklog } from '../core/ClientBacklog.js';
-import { Demand } from '../core/Demand.js';
-import { RelayFormat, RelayFormatName, RelayFrame, relayFormat } from '../core/RelayFormat.js';
-import { uiMessageStreamHeaders } from '../core/uiMessageChunks.js';
-import { StreamEntry } from '../core/streamEntries.js';
+import { ClientBacklog } from './ClientBacklog.js';
+import { Demand } from '../io/Demand.js';
+import { RelayFormat, RelayFormatName, RelayFrame, relayFormat } from './RelayFormat.js';
+import { uiMessageStreamHeaders } from '../ui/uiMessageChunks.js';
+import { StreamEntry } from './streamEntries.js';
 import { subscribeLinked } from '../internal/subscribeLinked.js';
 import { SlowClientError } from './SlowClientError.js';
 
@@ -51,8 +51,8 @@ export interface SentReport {
 
 /** The default cap on what may wait for one client. */
 export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
-export const DEFAULT_STALL_TIMEOUT = 30_000;
-export const DEFAULT_HEARTBEAT_INTERVAL = 15_000;
+export const DEFAULT_STALL_TIMEOUT_MS = 30_000;
+export const DEFAULT_SSE_HEARTBEAT_MS = 15_000;
 
 const CHAT_EVENT_HEADERS: Record<string, string> = {
   'content-type': 'text/event-stream',
@@ -105,8 +105,8 @@ const CHAT_EVENT_HEADERS: Record<string, string> = {
  */
 export function sendSse(entries$: Observable<StreamEntry>, response: SseWritable, options: SendSseOptions = {}): Observable<SentReport> {
   const maxBytes = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
-  const stallTimeout = options.stallTimeout ?? DEFAULT_STALL_TIMEOUT;
-  const heartbeatInterval = options.heartbeatInterval ?? DEFAULT_HEARTBEAT_INTERVAL;
+  const stallTimeout = options.stallTimeout ?? DEFAULT_STALL_TIMEOUT_MS;
+  const heartbeatInterval = options.heartbeatInterval ?? DEFAULT_SSE_HEARTBEAT_MS;
   return new Observable<SentReport>((subscriber) => {
     const format = typeof options.format === 'object' ? options.format : relayFormat(options.format);
     const backlog = new ClientBacklog();

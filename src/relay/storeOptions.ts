@@ -18,14 +18,14 @@ export interface StoreSettings extends StreamStoreTiming {
 }
 
 /** Renewed every second, dead after three: a producer whose process died is noticed within about four seconds. */
-export const DEFAULT_HEARTBEAT_INTERVAL_MS = 1000;
-export const DEFAULT_HEARTBEAT_TIMEOUT_MS = 3000;
+export const DEFAULT_PRODUCER_HEARTBEAT_MS = 1000;
+export const DEFAULT_PRODUCER_TIMEOUT_MS = 3000;
 
 /** The settings `options` ask for, each a positive number. */
 export function storeSettings(options: StreamStoreOptions, caller: string): StoreSettings {
   const settings: StoreSettings = {
-    heartbeatInterval: options.heartbeatInterval ?? DEFAULT_HEARTBEAT_INTERVAL_MS,
-    heartbeatTimeout: options.heartbeatTimeout ?? DEFAULT_HEARTBEAT_TIMEOUT_MS,
+    heartbeatInterval: options.heartbeatInterval ?? DEFAULT_PRODUCER_HEARTBEAT_MS,
+    heartbeatTimeout: options.heartbeatTimeout ?? DEFAULT_PRODUCER_TIMEOUT_MS,
     maxLength: options.maxLength ?? 100_000,
     endedTtl: options.endedTtl ?? 10 * 60_000,
     liveTtl: options.liveTtl ?? 60 * 60_000,

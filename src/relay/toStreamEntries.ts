@@ -1,7 +1,7 @@
 import { Observable, OperatorFunction } from 'rxjs';
-import { StreamEntry } from '../core/streamEntries.js';
-import { streamErrorData } from '../core/streamErrorData.js';
-import { ChatEvent } from '../events.js';
+import { StreamEntry } from './streamEntries.js';
+import { streamErrorData } from '../errors/streamErrorData.js';
+import { ChatEvent } from '../types/events.js';
 import { subscribeLinked } from '../internal/subscribeLinked.js';
 
 /**

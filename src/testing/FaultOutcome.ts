@@ -1,5 +1,5 @@
-import type { ClosedEarlyReason, ProviderReason } from '../errors.js';
-import type { FinishReason } from '../replyParts.js';
+import type { ClosedEarlyReason, ProviderReason } from '../errors/errors.js';
+import type { FinishReason } from '../types/replyParts.js';
 
 /**
  * A tool call as far as the stream carried it before a fault: its argument text so far.

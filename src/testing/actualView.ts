@@ -1,6 +1,6 @@
-import type { Completion } from '../completion.js';
-import type { ChatEvent } from '../events.js';
-import type { FinishReason, IncompleteToolCall, JsonValue, Usage } from '../replyParts.js';
+import type { Completion } from '../types/completion.js';
+import type { ChatEvent } from '../types/events.js';
+import type { FinishReason, IncompleteToolCall, JsonValue, Usage } from '../types/replyParts.js';
 import { CallView, ChoiceView, CutCallView, ReplyView, isRaw, isWholeJson, parsedJson } from './replyView.js';
 
 // What arrived, seen as the expected view sees the reply: from a `Completion`, or folded from a

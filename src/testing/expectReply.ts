@@ -1,9 +1,9 @@
-import type { Completion } from '../completion.js';
-import type { ChatEvent } from '../events.js';
+import type { Completion } from '../types/completion.js';
+import type { ChatEvent } from '../types/events.js';
 import { ReplyDifference, describeDifference, differences } from './replyDiff.js';
 import { completionView, eventsView } from './actualView.js';
 import { ReplyView, expectedView } from './replyView.js';
-import type { TestReply } from './TestReply.js';
+import type { TestReply } from '../dialects/writing/TestReply.js';
 
 /**
  * What `expectCompletion` and `expectEvents` throw: a plain `Error` (any test runner reports it)

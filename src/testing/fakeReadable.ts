@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { NodeReadableLike } from '../io/readChunks.js';
+import type { NodeReadableLike } from '../io/NodeReadableLike.js';
 import { BodyWatch, ServedBody } from './bodyWatch.js';
 import { headersOf } from './fakeResponse.js';
 import type { ProviderStream } from './ProviderStream.js';

@@ -1,7 +1,7 @@
 import type { FaultOutcome } from './FaultOutcome.js';
 import { partialOf } from './partialOf.js';
-import { UnsupportedReplyError } from './UnsupportedReplyError.js';
-import type { Frame } from './writers/framing.js';
+import { UnsupportedReplyError } from '../dialects/writing/UnsupportedReplyError.js';
+import type { Frame } from '../dialects/writing/framing.js';
 
 /**
  * What goes wrong with a stream (`providerStream(reply, format, { fault })`), each where a real one

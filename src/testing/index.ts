@@ -2,15 +2,15 @@
 // fake fetch / Response / Readable edges and assertions that name what differs. An entry point of
 // its own: nothing in the main entry imports it.
 
-export type { TestReply, TestChoice, TestToolCall } from './TestReply.js';
+export type { TestReply, TestChoice, TestToolCall } from '../dialects/writing/TestReply.js';
 export type { ProviderStream } from './ProviderStream.js';
 export { providerStream } from './writeProviderStream.js';
 export type { ProviderStreamOptions } from './writeProviderStream.js';
-export type { ProviderFormat } from './writers/wire.js';
+export type { ProviderFormat } from '../dialects/writing/wire.js';
 export type { Chunking } from './chunking.js';
 export type { Fault } from './faults.js';
 export type { FaultOutcome, TestPartial, TestPartialChoice, TestPartialCall } from './FaultOutcome.js';
-export { UnsupportedReplyError } from './UnsupportedReplyError.js';
+export { UnsupportedReplyError } from '../dialects/writing/UnsupportedReplyError.js';
 
 export { bodyStream, contentTypeOf } from './bodyStream.js';
 export type { BodyStreamOptions } from './bodyStream.js';

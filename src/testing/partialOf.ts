@@ -1,6 +1,6 @@
-import type { FinishReason } from '../replyParts.js';
+import type { FinishReason } from '../types/replyParts.js';
 import type { TestPartial, TestPartialCall, TestPartialChoice } from './FaultOutcome.js';
-import type { Carried } from './writers/wire.js';
+import type { Carried } from '../dialects/writing/wire.js';
 
 /** One choice being told from what its events carried. */
 interface ChoiceSoFar {

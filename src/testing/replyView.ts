@@ -1,5 +1,5 @@
-import type { FinishReason, JsonValue } from '../replyParts.js';
-import type { TestChoice, TestReply, TestToolCall } from './TestReply.js';
+import type { FinishReason, JsonValue } from '../types/replyParts.js';
+import type { TestChoice, TestReply, TestToolCall } from '../dialects/writing/TestReply.js';
 
 // What the assertions compare: a reply as the test wrote it, and a completion (or a stream's
 // events) reduced to the same shape (actualView.ts), keeping only what the reply says. A reply that

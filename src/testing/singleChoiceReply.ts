@@ -1,4 +1,4 @@
-import type { TestChoice, TestReply } from './TestReply.js';
+import type { TestChoice, TestReply } from '../dialects/writing/TestReply.js';
 
 /**
  * A one-choice reply, the shape most tests need: the choice as its text alone, or whole, and the

@@ -1,10 +1,10 @@
 import { Chunking, cutBody } from './chunking.js';
 import { Fault, applyFault } from './faults.js';
 import type { ProviderStream } from './ProviderStream.js';
-import type { TestReply } from './TestReply.js';
-import { frame } from './writers/framing.js';
-import { WRITERS } from './writers/registry.js';
-import type { ProviderFormat } from './writers/wire.js';
+import type { TestReply } from '../dialects/writing/TestReply.js';
+import { frame } from '../dialects/writing/framing.js';
+import { WRITERS } from './writers.js';
+import type { ProviderFormat } from '../dialects/writing/wire.js';
 
 /**
  * How `providerStream` cuts the body, and what goes wrong with it.

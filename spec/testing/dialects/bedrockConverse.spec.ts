@@ -1,4 +1,4 @@
-import { ProviderError } from '../../../src/errors';
+import { ProviderError } from '../../../src/errors/errors';
 import { providerStream } from '../../../src/testing/writeProviderStream';
 import { codec } from '../../support/awsEventStream';
 import { WEATHER, refusals, strictOutcome } from './examples';

@@ -1,4 +1,4 @@
-import { ChatEvent } from '../../../src/events';
+import { ChatEvent } from '../../../src/types/events';
 import { providerStream } from '../../../src/testing/writeProviderStream';
 import { WEATHER, bodyText, sseEvents, strictOutcome } from './examples';
 import { expectedCompletion } from './expected';

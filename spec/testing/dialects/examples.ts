@@ -1,12 +1,12 @@
 import { pipe } from 'rxjs';
-import { assembleChunks } from '../../../src/assembleChunks';
-import { Completion } from '../../../src/events';
-import { finalizeCompletion } from '../../../src/finalizeCompletion';
-import { groupToolCallsByIndex } from '../../../src/groupToolCallsByIndex';
-import { TestReply } from '../../../src/testing/TestReply';
-import { UnsupportedReplyError } from '../../../src/testing/UnsupportedReplyError';
+import { assembleChunks } from '../../../src/reply/assembleChunks';
+import { Completion } from '../../../src/types/events';
+import { finalizeCompletion } from '../../../src/reply/finalizeCompletion';
+import { groupToolCallsByIndex } from '../../../src/reply/groupToolCallsByIndex';
+import { TestReply } from '../../../src/dialects/writing/TestReply';
+import { UnsupportedReplyError } from '../../../src/dialects/writing/UnsupportedReplyError';
 import { providerStream } from '../../../src/testing/writeProviderStream';
-import { ProviderFormat } from '../../../src/testing/writers/wire';
+import { ProviderFormat } from '../../../src/dialects/writing/wire';
 import { Outcome, runSync } from '../../support/collect';
 import { framesFor } from './pipeline';
 

@@ -1,6 +1,6 @@
-import { Completion, CompletionChoice, JsonValue, ToolCall } from '../../../src/events';
-import { TestChoice, TestReply, TestToolCall } from '../../../src/testing/TestReply';
-import { ProviderFormat } from '../../../src/testing/writers/wire';
+import { Completion, CompletionChoice, JsonValue, ToolCall } from '../../../src/types/events';
+import { TestChoice, TestReply, TestToolCall } from '../../../src/dialects/writing/TestReply';
+import { ProviderFormat } from '../../../src/dialects/writing/wire';
 import { FORMATS } from './formats';
 
 /**

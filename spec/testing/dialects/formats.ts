@@ -1,5 +1,5 @@
-import { FinishReason } from '../../../src/events';
-import { ProviderFormat } from '../../../src/testing/writers/wire';
+import { FinishReason } from '../../../src/types/events';
+import { ProviderFormat } from '../../../src/dialects/writing/wire';
 
 /**
  * What each format is, written out here by hand from the formats' documentation (docs/dialects.md,

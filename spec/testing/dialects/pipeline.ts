@@ -1,13 +1,13 @@
 import { Observable, OperatorFunction, concat, from, NEVER, pipe } from 'rxjs';
-import { assembleChunks } from '../../../src/assembleChunks';
-import { awsEventStreamFrames } from '../../../src/awsEventStreamFrames';
-import { SseFrame } from '../../../src/core/SseParser';
-import { decodeUtf8 } from '../../../src/decodeUtf8';
-import { Completion } from '../../../src/events';
-import { finalizeCompletion } from '../../../src/finalizeCompletion';
-import { groupToolCallsByIndex } from '../../../src/groupToolCallsByIndex';
-import { ndjsonFrames } from '../../../src/ndjsonFrames';
-import { sseFrames } from '../../../src/sseFrames';
+import { assembleChunks } from '../../../src/reply/assembleChunks';
+import { awsEventStreamFrames } from '../../../src/frames/awsEventStreamFrames';
+import { SseFrame } from '../../../src/frames/SseParser';
+import { decodeUtf8 } from '../../../src/frames/decodeUtf8';
+import { Completion } from '../../../src/types/events';
+import { finalizeCompletion } from '../../../src/reply/finalizeCompletion';
+import { groupToolCallsByIndex } from '../../../src/reply/groupToolCallsByIndex';
+import { ndjsonFrames } from '../../../src/frames/ndjsonFrames';
+import { sseFrames } from '../../../src/frames/sseFrames';
 import { ProviderStream } from '../../../src/testing/ProviderStream';
 import { Outcome, collectSync } from '../../support/collect';
 

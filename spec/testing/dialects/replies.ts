@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { FinishReason, JsonValue, Usage } from '../../../src/events';
+import { FinishReason, JsonValue, Usage } from '../../../src/types/events';
 import { Chunking } from '../../../src/testing/chunking';
-import { TestChoice, TestReply, TestToolCall } from '../../../src/testing/TestReply';
-import { ProviderFormat } from '../../../src/testing/writers/wire';
+import { TestChoice, TestReply, TestToolCall } from '../../../src/dialects/writing/TestReply';
+import { ProviderFormat } from '../../../src/dialects/writing/wire';
 import { FORMATS, FormatFacts } from './formats';
 
 /**

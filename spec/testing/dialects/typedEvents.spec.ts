@@ -1,7 +1,7 @@
 import { readFileSync } from 'fs';
 import { join } from 'path';
 import { providerStream } from '../../../src/testing/writeProviderStream';
-import { pythonJson } from '../../../src/testing/writers/typedEvents';
+import { pythonJson } from '../../../src/dialects/typed-events/typedEventsWriter';
 import { bodyText, refusals, strictOutcome } from './examples';
 import { expectedCompletion } from './expected';
 import { propertySuite } from './propertySuite';

@@ -1,0 +1,226 @@
+import { SseFrame } from '../../frames/SseParser.js';
+import { LlmStreamError, ProviderError, StreamClosedEarlyError } from '../../errors/errors.js';
+import { JsonObject, nonEmptyString } from '../../internal/json.js';
+import { defineDialect } from '../Dialect.js';
+import { JsonDialectParser } from '../base/JsonDialectParser.js';
+import { describeValue } from '../base/payloadValues.js';
+
+/** A call of the stream, by its `toolCallId`: its dense index, whether input text came, whether it is whole. */
+interface UiCall {
+  readonly index: number;
+  streamed: boolean;
+  open: boolean;
+}
+
+/**
+ * The AI SDK's UI message stream (`x-vercel-ai-ui-message-stream: v1`), what a backend's
+ * `result.toUIMessageStreamResponse()` sends to `useChat`: one JSON chunk per `data:`, ending with
+ * `data: [DONE]`. Read so that a client of this library (Angular, Nest, a script) can consume a
+ * backend written with the AI SDK.
+ *
+ * Events: `start` for a `start` chunk with a `messageId` (the stream's id; the format names no
+ * model); `content` per `text-delta`; `reasoning` per `reasoning-delta`; a `tool-call-delta` with the
+ * id and name at `tool-input-start` and one per `tool-input-delta` (`inputEncoding: "text"` makes a
+ * custom call, its input never parsed); at `tool-input-available`, the input itself as the call's
+ * arguments when no delta carried them (a call that was never streamed), then `tool-call-end`; a
+ * `source` per `source-url`; `finish` from the `finish` chunk's `finishReason` (absent: `stop`,
+ * `tool_calls` after calls); `done` at `[DONE]`. Calls the server ran itself (`providerExecuted`)
+ * are not the client's to run and are left out, as are the parts' start and end chunks, steps,
+ * tool outputs, data parts, files and message metadata (its shape is the application's own: usage is
+ * not read from it).
+ *
+ * Errors: an `error` chunk is a `ProviderError` with its `errorText`; an `abort` chunk a
+ * `ProviderError` saying the server aborted; a `finish` chunk whose reason is `interrupted` (ai 7:
+ * the model's stream ended without its completion signal) a `StreamClosedEarlyError`; a stream
+ * without `[DONE]`, or whose `[DONE]` came with no `finish` or with a call whose input never became
+ * available, a `StreamClosedEarlyError`; a delta
+ * or an input for a call that never started, a second start of one id, or a chunk whose fields have
+ * the wrong types, a `ProtocolError`.
+ *
+ * @example
+ * ```ts
+ * import { fromFetch } from 'rxjs/fetch';
+ * import { fromResponse, decodeUtf8, sseFrames, assembleChunks, groupToolCallsByIndex, finalizeCompletion } from 'rxjs-llm-stream';
+ *
+ * const completion$ = fromFetch('/api/chat', { method: 'POST', body, selector: (r) => fromResponse(r) }).pipe(
+ *   decodeUtf8(), sseFrames(), assembleChunks({ dialect: 'ai-sdk-ui' }), groupToolCallsByIndex(), finalizeCompletion(),
+ * );
+ * ```
+ */
+export class AiSdkUiParser extends JsonDialectParser {
+  protected readonly endSignal = '[DONE]';
+  protected override readonly doneFrame = 'end';
+  private readonly calls = new Map<string, UiCall>();
+  /** Calls the provider ran: their chunks are skipped. */
+  private readonly providerCalls = new Set<string>();
+  private openCalls = 0;
+  private named = false;
+  private finished = false;
+
+  protected override errorIn(frame: SseFrame, payload: JsonObject): LlmStreamError | undefined {
+    const type = payload['type'];
+    if (type !== 'error' && type !== 'abort' && frame.event !== 'error') return undefined;
+    const text = type === 'abort' ? 'the server aborted the stream' : (nonEmptyString(payload['errorText']) ?? 'no message');
+    const reason = type === 'abort' ? nonEmptyString(payload['reason']) : undefined;
+    return new ProviderError(`the server reported an error at frame ${this.frameCount}: ${text}${reason ? ` (${reason})` : ''}`, {
+      position: { event: this.frameCount },
+      body: payload,
+    });
+  }
+
+  protected read(payload: JsonObject, frame: SseFrame): void {
+    const type = payload['type'];
+    switch (type) {
+      case 'start': {
+        const id = nonEmptyString(this.optionalString(payload['messageId'], 'start.messageId'));
+        if (id !== undefined && !this.named) this.emit({ type: 'start', id, model: null });
+        this.named ||= id !== undefined;
+        break;
+      }
+      case 'text-delta':
+      case 'reasoning-delta': {
+        const text = this.text(payload['delta'], type, 'delta') ?? '';
+        if (text !== '') this.emit({ type: type === 'text-delta' ? 'content' : 'reasoning', choice: 0, text });
+        break;
+      }
+      case 'tool-input-start':
+        this.readStart(payload);
+        break;
+      case 'tool-input-delta': {
+        const id = this.callId(payload, type);
+        if (this.providerCalls.has(id)) break;
+        const call = this.openCall(id, type);
+        const text = this.text(payload['inputTextDelta'], type, 'inputTextDelta') ?? '';
+        call.streamed ||= text !== '';
+        this.emit({ type: 'tool-call-delta', choice: 0, index: call.index, arguments: text });
+        break;
+      }
+      case 'tool-input-available':
+        this.readAvailable(payload);
+        break;
+      case 'source-url': {
+        const url = this.text(payload['url'], type, 'url') ?? '';
+        const title = this.optionalString(payload['title'], 'source-url.title');
+        this.emit({ type: 'source', choice: 0, source: { kind: 'url', url, ...(title === undefined ? {} : { title }) } });
+        break;
+      }
+      case 'finish': {
+        // The UI spells the reasons with hyphens (`tool-calls`); the normalization knows them.
+        const raw = this.optionalString(payload['finishReason'], 'finish.finishReason');
+        // ai 7's reason for a model stream that ended without its completion signal: not a whole reply.
+        if (raw === 'interrupted') {
+          throw new StreamClosedEarlyError(`frame ${this.frameCount}: the finish chunk says the model's stream was interrupted`, {
+            reason: 'unfinished',
+            position: { event: this.frameCount },
+          });
+        }
+        if (!this.finished) this.finish(0, raw ?? 'stop');
+        this.finished = true;
+        break;
+      }
+      default:
+        if (typeof type !== 'string') throw this.protocolError(`type is ${describeValue(type)}`);
+        // Parts' starts and ends, steps, outputs, data parts, metadata: nothing of the reply's text.
+        this.unknown(payload, frame);
+    }
+  }
+
+  protected override openAtEnd(): string {
+    return this.openCalls > 0 ? ` (${this.openCalls} tool call${this.openCalls === 1 ? '' : 's'} still open)` : '';
+  }
+
+  protected override readDone(): void {
+    const lacking =
+      this.openCalls > 0
+        ? `${this.openCalls} tool call${this.openCalls === 1 ? '' : 's'} whose input never became available`
+        : this.finished
+          ? undefined
+          : 'no finish chunk';
+    if (lacking !== undefined) {
+      throw new StreamClosedEarlyError(`frame ${this.frameCount}: [DONE] arrived with ${lacking}`, {
+        reason: 'unfinished',
+        position: { event: this.frameCount },
+      });
+    }
+    this.endStream();
+  }
+
+  private readStart(payload: JsonObject): void {
+    const id = this.callId(payload, 'tool-input-start');
+    if (payload['providerExecuted'] === true) {
+      this.providerCalls.add(id);
+      return;
+    }
+    if (this.calls.has(id) || this.providerCalls.has(id)) throw this.protocolError(`tool call ${id} started twice`, 'invalid-tool-call');
+    this.emit({ ...this.newUiCall(payload, id, 'tool-input-start'), arguments: '' });
+  }
+
+  private readAvailable(payload: JsonObject): void {
+    const id = this.callId(payload, 'tool-input-available');
+    if (this.providerCalls.has(id) || payload['providerExecuted'] === true) {
+      this.providerCalls.add(id);
+      return;
+    }
+    let call = this.calls.get(id);
+    const input = payload['input'];
+    // The input is the arguments only when no delta carried them: the deltas' text is what the model wrote.
+    const args = typeof input === 'string' ? input : this.serialize(input === undefined ? {} : input, 'tool-input-available.input');
+    if (call === undefined) {
+      this.emit({ ...this.newUiCall(payload, id, 'tool-input-available'), arguments: args });
+      call = this.openCall(id, 'tool-input-available');
+    } else {
+      call = this.openCall(id, 'tool-input-available');
+      if (!call.streamed) this.emit({ type: 'tool-call-delta', choice: 0, index: call.index, arguments: args });
+    }
+    call.open = false;
+    this.openCalls--;
+    this.emit({ type: 'tool-call-end', choice: 0, index: call.index });
+  }
+
+  /** A call seen for the first time: numbered, counted as open, its first fragment's fields. */
+  private newUiCall(payload: JsonObject, id: string, what: string) {
+    const name = nonEmptyString(payload['toolName']);
+    if (name === undefined)
+      throw this.protocolError(`${what} ${id}: toolName is ${describeValue(payload['toolName'])}`, 'invalid-tool-call');
+    const index = this.newCall(0);
+    this.calls.set(id, { index, streamed: false, open: true });
+    this.openCalls++;
+    const custom = payload['inputEncoding'] === 'text' || (what === 'tool-input-available' && typeof payload['input'] === 'string');
+    return { type: 'tool-call-delta' as const, choice: 0, index, id, name, ...(custom ? { kind: 'custom' as const } : {}) };
+  }
+
+  private openCall(id: string, what: string): UiCall {
+    const call = this.calls.get(id);
+    if (call === undefined) throw this.protocolError(`${what} for tool call ${id}, which never started`, 'invalid-tool-call');
+    if (!call.open) throw this.protocolError(`${what} for tool call ${id}, whose input was already available`, 'invalid-tool-call');
+    return call;
+  }
+
+  private callId(payload: JsonObject, what: string): string {
+    const id = nonEmptyString(payload['toolCallId']);
+    if (id === undefined) throw this.protocolError(`${what}: toolCallId is ${describeValue(payload['toolCallId'])}`, 'invalid-tool-call');
+    return id;
+  }
+}
+
+/** The end of a UI message stream: `data: [DONE]`. */
+function isFinal(frame: SseFrame): boolean {
+  return frame.data === '[DONE]';
+}
+
+/**
+ * The `ai-sdk-ui` dialect: the AI SDK's UI message stream, as `toUIMessageStreamResponse()` sends it.
+ * Not chosen by `auto`: name it.
+ *
+ * @example
+ * ```ts
+ * import { decodeUtf8, sseFrames, assembleChunks, groupToolCallsByIndex, finalizeCompletion, aiSdkUi } from 'rxjs-llm-stream';
+ *
+ * bytes$.pipe(decodeUtf8(), sseFrames(), assembleChunks({ dialect: aiSdkUi }), groupToolCallsByIndex(), finalizeCompletion());
+ * ```
+ */
+export const aiSdkUi = defineDialect({
+  name: 'ai-sdk-ui',
+  create: (emit, options) => new AiSdkUiParser(emit, options),
+  isFinal: isFinal,
+});

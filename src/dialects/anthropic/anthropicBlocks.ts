@@ -1,0 +1,255 @@
+import { SseFrame } from '../../frames/SseParser.js';
+import { JsonObject, isJsonObject, nonEmptyString } from '../../internal/json.js';
+import { AnthropicToolParser, ProviderToolBlock } from './anthropicTools.js';
+import { CitedSource, citedSource } from './anthropicSources.js';
+import { describeValue } from '../base/payloadValues.js';
+
+/** A text block: where its text starts in the reply's content, and the sources its citations name. */
+interface TextBlock {
+  readonly kind: 'text';
+  readonly type: string;
+  open: boolean;
+  readonly start: number;
+  readonly sources: CitedSource[];
+}
+
+/** A client tool call: its dense call index, and its non-empty `input` kept in case no delta follows. */
+interface ToolUseBlock {
+  readonly kind: 'tool_use';
+  readonly type: string;
+  open: boolean;
+  readonly call: number;
+  readonly placeholderInput: string | undefined;
+  /** True once an `input_json_delta` brought a non-empty fragment. */
+  sawInput: boolean;
+}
+
+/** A block whose deltas carry nothing beyond its own kind: thinking, a tool result, an unknown type. */
+interface OtherBlock {
+  readonly kind: 'thinking' | 'redacted_thinking' | 'tool_result' | 'unknown';
+  readonly type: string;
+  open: boolean;
+}
+
+type Block = TextBlock | ToolUseBlock | ProviderToolBlock | OtherBlock;
+
+/**
+ * The content blocks of an Anthropic Messages stream, keyed by their `index`: `content_block_start`,
+ * `content_block_delta`*, `content_block_stop` per block (the message-level events are
+ * `AnthropicParser`'s). Text, thinking, redacted thinking and client tool calls map to events as they
+ * arrive; the tools Anthropic runs itself are `AnthropicToolParser`'s.
+ *
+ * Citations (`citations_delta`, or a text block's `citations`) become `source` events at the stop of
+ * their text block, with the block's range of the reply's content as `span`: a citation supports the
+ * whole block it belongs to (it may arrive before the block's text).
+ */
+export abstract class AnthropicBlockParser extends AnthropicToolParser {
+  /** Blocks started and not stopped. */
+  protected openBlocks = 0;
+  private readonly blocks = new Map<number, Block>();
+  /** Content emitted so far (UTF-16 code units): where the next text block starts. */
+  private contentLength = 0;
+
+  protected readBlockStart(payload: JsonObject, frame: SseFrame): void {
+    const index = this.blockIndex(payload, 'content_block_start');
+    if (this.blocks.has(index)) throw this.protocolError(`content block ${index} started twice`);
+    const block = payload['content_block'];
+    if (!isJsonObject(block)) throw this.protocolError(`content_block_start.content_block is not an object`);
+    this.refuseAfterCut();
+    const where = `content block ${index}`;
+    const type = block['type'];
+    if (typeof type !== 'string') throw this.protocolError(`${where} has type ${describeValue(type)}`);
+    this.blocks.set(index, this.startBlock(type, block, where, payload, frame));
+    this.openBlocks++;
+  }
+
+  private startBlock(type: string, block: JsonObject, where: string, payload: JsonObject, frame: SseFrame): Block {
+    switch (type) {
+      case 'text':
+        return this.startText(block, where, payload, frame);
+      case 'thinking': {
+        const text = this.text(block['thinking'], where, 'thinking');
+        if (text) this.emit({ type: 'reasoning', choice: 0, text });
+        const signature = this.text(block['signature'], where, 'signature');
+        if (signature) this.emit({ type: 'reasoning-signature', choice: 0, signature });
+        return { kind: 'thinking', type, open: true };
+      }
+      case 'redacted_thinking': {
+        // Encrypted thinking: opaque, and it must go back to the API on the next turn.
+        const data = this.text(block['data'], where, 'data');
+        if (data) this.emit({ type: 'reasoning-signature', choice: 0, signature: data });
+        return { kind: 'redacted_thinking', type, open: true };
+      }
+      case 'tool_use':
+        return this.startToolUse(block, where);
+      default:
+        if (this.isProviderTool(type)) return this.startProviderTool(type, block, where);
+        if (this.readToolResult(type, block)) return { kind: 'tool_result', type, open: true };
+        this.unknown(payload, frame);
+        return { kind: 'unknown', type, open: true };
+    }
+  }
+
+  private startText(block: JsonObject, where: string, payload: JsonObject, frame: SseFrame): TextBlock {
+    const started: TextBlock = { kind: 'text', type: 'text', open: true, start: this.contentLength, sources: [] };
+    const text = this.text(block['text'], where, 'text');
+    if (text) this.emitContent(text);
+    const citations = block['citations'];
+    if (citations === undefined || citations === null) return started;
+    if (!Array.isArray(citations)) throw this.protocolError(`${where}.citations is ${describeValue(citations)}, not an array`);
+    let unknownCitation = false;
+    for (let i = 0; i < citations.length; i++) {
+      const citation: unknown = citations[i];
+      if (!isJsonObject(citation)) throw this.protocolError(`${where}.citations[${i}] is ${describeValue(citation)}, not an object`);
+      const source = citedSource(citation);
+      if (source === undefined) unknownCitation = true;
+      else started.sources.push(source);
+    }
+    if (unknownCitation) this.unknown(payload, frame);
+    return started;
+  }
+
+  private startToolUse(block: JsonObject, where: string): ToolUseBlock {
+    const id = nonEmptyString(block['id']);
+    if (id === undefined) throw this.protocolError(`${where} (tool_use) has no id`, 'invalid-tool-call');
+    const name = nonEmptyString(block['name']);
+    if (name === undefined) throw this.protocolError(`${where} (tool_use) has no name`, 'invalid-tool-call');
+    const input = this.blockInput(block, where);
+    // The `input: {}` of a streamed call is a placeholder; a filled one is kept in case no delta follows.
+    const placeholder = isJsonObject(input) && Object.keys(input).length > 0 ? this.serialize(input, `${where}.input`) : undefined;
+    const call = this.newCall(0);
+    this.emit({ type: 'tool-call-delta', choice: 0, index: call, id, name, arguments: '' });
+    return { kind: 'tool_use', type: 'tool_use', open: true, call, placeholderInput: placeholder, sawInput: false };
+  }
+
+  protected readBlockDelta(payload: JsonObject, frame: SseFrame): void {
+    const index = this.blockIndex(payload, 'content_block_delta');
+    const block = this.openBlock(index, 'content_block_delta');
+    const delta = payload['delta'];
+    if (!isJsonObject(delta)) throw this.protocolError(`content_block_delta.delta of block ${index} is not an object`);
+    // The deltas of a block this library does not read are passed on whole, whatever their type.
+    if (block.kind === 'unknown' || block.kind === 'tool_result') return this.unknown(payload, frame);
+    const type = delta['type'];
+    const where = `content block ${index}`;
+    switch (type) {
+      case 'text_delta': {
+        this.expectKind(block, 'text', index, type);
+        const text = this.text(delta['text'], `${where} text_delta`, 'text');
+        if (text) this.emitContent(text);
+        return;
+      }
+      case 'thinking_delta': {
+        this.expectKind(block, 'thinking', index, type);
+        const text = this.text(delta['thinking'], `${where} thinking_delta`, 'thinking');
+        if (text) this.emit({ type: 'reasoning', choice: 0, text });
+        return;
+      }
+      case 'signature_delta':
+        return this.readSignature(block, delta, index);
+      case 'input_json_delta':
+        return this.readInputJson(block, delta, index);
+      case 'citations_delta':
+        return this.readCitation(block, delta, index, payload, frame);
+      default:
+        if (typeof type !== 'string') throw this.protocolError(`${where}: delta type is ${describeValue(type)}`);
+        this.unknown(payload, frame);
+    }
+  }
+
+  /**
+   * A thinking block's signature. On a text block it is a gateway's misplaced thinking signature
+   * (one that moves the signature of an empty thinking block onto the next block): kept as a
+   * `reasoning-signature`, since dropping it would lose what the next turn must send back.
+   */
+  private readSignature(block: Block, delta: JsonObject, index: number): void {
+    if (block.kind === 'text') {
+      if (this.strict) throw this.protocolError(`signature_delta in content block ${index}, a text block`, 'strict');
+    } else {
+      this.expectKind(block, 'thinking', index, 'signature_delta');
+    }
+    // llama.cpp's /v1/messages sends "" (a local model cannot sign): nothing to keep.
+    const signature = this.text(delta['signature'], `content block ${index} signature_delta`, 'signature');
+    if (signature) this.emit({ type: 'reasoning-signature', choice: 0, signature });
+  }
+
+  private readInputJson(block: Block, delta: JsonObject, index: number): void {
+    const where = `content block ${index} input_json_delta`;
+    if (block.kind === 'provider_tool') {
+      block.input += this.text(delta['partial_json'], where, 'partial_json') ?? '';
+      return;
+    }
+    this.expectKind(block, 'tool_use', index, 'input_json_delta');
+    const fragment = this.text(delta['partial_json'], where, 'partial_json') ?? '';
+    if (fragment !== '') block.sawInput = true;
+    this.emit({ type: 'tool-call-delta', choice: 0, index: block.call, arguments: fragment });
+  }
+
+  private readCitation(block: Block, delta: JsonObject, index: number, payload: JsonObject, frame: SseFrame): void {
+    this.expectKind(block, 'text', index, 'citations_delta');
+    const citation = delta['citation'];
+    if (!isJsonObject(citation)) throw this.protocolError(`content block ${index} citations_delta.citation is not an object`);
+    const source = citedSource(citation);
+    if (source === undefined) this.unknown(payload, frame);
+    else block.sources.push(source);
+  }
+
+  protected readBlockStop(payload: JsonObject, frame: SseFrame): void {
+    const index = this.blockIndex(payload, 'content_block_stop');
+    const block = this.openBlock(index, 'content_block_stop');
+    block.open = false;
+    this.openBlocks--;
+    switch (block.kind) {
+      case 'text':
+        return this.emitSources(block);
+      case 'tool_use':
+        if (!block.sawInput && block.placeholderInput !== undefined) {
+          this.emit({ type: 'tool-call-delta', choice: 0, index: block.call, arguments: block.placeholderInput });
+        }
+        return this.emit({ type: 'tool-call-end', choice: 0, index: block.call });
+      case 'provider_tool':
+        return this.endProviderTool(block);
+      case 'unknown':
+        return this.unknown(payload, frame);
+      default:
+    }
+  }
+
+  /**
+   * At `message_stop`: the sources of text blocks a lenient stream never stopped (the message ended
+   * them), with the span their text reached.
+   */
+  protected emitOpenSources(): void {
+    for (const block of this.blocks.values()) if (block.kind === 'text' && block.open) this.emitSources(block);
+  }
+
+  private emitSources(block: TextBlock): void {
+    const span = { start: block.start, end: this.contentLength };
+    for (const source of block.sources) this.emit({ type: 'source', choice: 0, source: { ...source, span } });
+    block.sources.length = 0;
+  }
+
+  private emitContent(text: string): void {
+    this.contentLength += text.length;
+    this.emit({ type: 'content', choice: 0, text });
+  }
+
+  private blockIndex(payload: JsonObject, what: string): number {
+    return this.index(payload['index'], `${what}.index`, 'a block index');
+  }
+
+  private openBlock(index: number, what: string): Block {
+    const block = this.blocks.get(index);
+    if (block === undefined) throw this.protocolError(`${what} for content block ${index}, which never started`);
+    if (!block.open) throw this.protocolError(`${what} for content block ${index}, which had stopped`);
+    return block;
+  }
+
+  private expectKind<K extends Block['kind']>(
+    block: Block,
+    kind: K,
+    index: number,
+    deltaType: string,
+  ): asserts block is Extract<Block, { kind: K }> {
+    if (block.kind !== kind) throw this.protocolError(`${deltaType} in content block ${index}, a ${block.type} block`);
+  }
+}

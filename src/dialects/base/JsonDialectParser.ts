@@ -1,0 +1,330 @@
+import { JsonTemplateParser } from '../../json/JsonTemplateParser.js';
+import { SseFrame } from '../../frames/SseParser.js';
+import { LlmStreamError, ProtocolError, ProtocolReason, StreamClosedEarlyError } from '../../errors/errors.js';
+import { ChatEvent } from '../../types/events.js';
+import type { FinishReasonTable } from '../../types/replyParts.js';
+import { normalizeFinishReason } from '../../internal/finishReason.js';
+import { JsonObject, copyJson, excerpt, findText, finiteNumber, isJsonObject, nonEmptyString } from '../../internal/json.js';
+import { DialectOptions, DialectParser } from '../Dialect.js';
+import { describeValue, hasError, isIndex, path } from './payloadValues.js';
+import { providerErrorFrom } from './providerError.js';
+
+/** The events that carry the reply itself: before the first, the base watches for text it did not read. */
+const OUTPUT_EVENTS: ReadonlySet<ChatEvent['type']> = new Set<ChatEvent['type']>([
+  'content',
+  'reasoning',
+  'reasoning-signature',
+  'refusal',
+  'tool-call-delta',
+  'tool-call',
+  'audio',
+  'provider-tool-call',
+  'provider-tool-result',
+  // Passed on only when asked for: the user then has the payload, and nothing of it is lost.
+  'unknown',
+]);
+
+/** The default of `maxToolCalls`: more calls than any real reply makes, fewer than an attack needs. */
+const DEFAULT_MAX_TOOL_CALLS = 1024;
+
+/**
+ * The envelope every JSON dialect shares, so that a dialect is only its mapping from payloads to
+ * events. The base counts frames, stops at the format's end and ignores what follows it (under
+ * `strict`, a `ProtocolError`), handles `data: [DONE]` as the format says, parses each payload
+ * (through `JsonTemplateParser`), turns an error payload into a `ProviderError`, numbers tool calls
+ * densely per choice up to `maxToolCalls`, normalizes finish reasons (a choice that made calls and
+ * says `stop` finished for its calls), and says in one wording what a stream that ended early
+ * lacked: "the stream ended without [DONE] after 4 frames".
+ *
+ * A dialect declares its end signal (`endSignal`, and `endedBy` when the words differ), what `[DONE]`
+ * is to it (`doneFrame`), implements `read(payload, frame)` and calls `endStream()` when the format
+ * says the stream is over. Every `ProtocolError` names the frame (`frame 7: choices[0].delta is not
+ * an object`, with `position.event`). docs/architecture.md shows a whole dialect.
+ *
+ * @example
+ * ```ts
+ * import { JsonDialectParser, dialectFactory } from 'rxjs-llm-stream';
+ *
+ * class LinesParser extends JsonDialectParser {
+ *   protected readonly endSignal = 'an end event';
+ *   protected read(payload: { readonly [key: string]: unknown }): void {
+ *     const text = this.text(payload['text'], 'text');
+ *     if (text) this.emit({ type: 'content', choice: 0, text });
+ *     if (payload['end'] === true) {
+ *       this.finish(0, 'stop');
+ *       this.endStream();
+ *     }
+ *   }
+ * }
+ * export const lines = dialectFactory((emit, options) => new LinesParser(emit, options));
+ * ```
+ */
+export abstract class JsonDialectParser implements DialectParser {
+  /** Frames read so far: while one is being read, its 1-based number. */
+  protected frameCount = 0;
+  /** Apply the format exactly instead of absorbing quirks that lose nothing. */
+  protected readonly strict: boolean;
+
+  /** The end signal, as "the stream ended without ___" names it: `[DONE]`, `message_stop`. */
+  protected abstract readonly endSignal: string;
+  /** What ended the stream, as "a frame arrived after ___" names it (default: the end signal). */
+  protected readonly endedBy: string | undefined = undefined;
+  /** The format's own finish reasons (its record's `finishReasons`), looked up before the shared ones. */
+  protected readonly finishReasons: FinishReasonTable | undefined = undefined;
+  /** What a frame is called in messages: `line` for the newline-delimited formats. */
+  protected readonly unit: 'frame' | 'line' = 'frame';
+  /**
+   * What `data: [DONE]` is in this format: its end (`end`), a gateway's habit that is skipped and
+   * that `strict` refuses (`foreign`, with `formatName` in the message), or a payload like any other.
+   */
+  protected readonly doneFrame: 'end' | 'foreign' | 'payload' = 'payload';
+  /** The format's name in "[DONE] is not part of the ___ stream". */
+  protected readonly formatName: string = '';
+  /**
+   * Frames after the end: skipped, and refused under `strict` (`strict-error`), or always skipped
+   * (`ignore`), as the official SDKs skip what follows OpenAI's `[DONE]` and terminal events.
+   */
+  protected readonly afterEnd: 'strict-error' | 'ignore' = 'strict-error';
+
+  private ended = false;
+  private readonly maxToolCalls: number;
+  private readonly unknownEvents: boolean;
+  /**
+   * Where the first reply text sat that no event was read from (`choices[0].text`), looked for only
+   * until the first output event: a stream that ends properly with text there and no output lost
+   * its whole reply, and says so instead of passing for an empty answer.
+   */
+  private unreadText: string | undefined = undefined;
+  /** Emits events; until the first output event, through a guard that notes it (then the sink itself). */
+  protected emit: (event: ChatEvent) => void;
+  /** Calls made so far in each choice: their count is the next dense index. */
+  private readonly callCounts = new Map<number, number>();
+
+  /**
+   * Reads each payload: chunks repeat their envelope, so after two of one shape only the values that
+   * vary are parsed (see `JsonTemplateParser`). With `reuse`, a payload read through a template is
+   * overwritten by the next one: dialects take the strings and numbers they need out of each payload
+   * while reading it and keep no object of it (the recordings spec checks this).
+   */
+  private readonly json = new JsonTemplateParser({ reuse: true });
+  /** A parse offered by `usePreparsed`, waiting for the push of its data. */
+  private preparsed: { readonly data: string; readonly value: unknown } | undefined = undefined;
+
+  constructor(
+    private readonly sink: (event: ChatEvent) => void,
+    options: DialectOptions = {},
+  ) {
+    this.strict = options.strict === true;
+    this.maxToolCalls = options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
+    this.unknownEvents = options.unknownEvents === true;
+    // Replaced by the sink at the first output event: the guard costs nothing after it.
+    this.emit = (event) => {
+      if (OUTPUT_EVENTS.has(event.type)) this.emit = sink;
+      sink(event);
+    };
+  }
+
+  /** Maps one payload of the format to events. */
+  protected abstract read(payload: JsonObject, frame: SseFrame): void;
+
+  push(frame: SseFrame): void {
+    this.frameCount++;
+    if (this.ended) {
+      if (this.strict && this.afterEnd === 'strict-error') {
+        throw this.protocolError(`a ${this.unit} arrived after ${this.endedBy ?? this.endSignal}`, 'strict');
+      }
+      return;
+    }
+    if (frame.data === '[DONE]' && this.doneFrame !== 'payload') {
+      if (this.doneFrame === 'end') this.readDone();
+      else if (this.strict) throw this.protocolError(`[DONE] is not part of the ${this.formatName} stream`, 'strict');
+      return;
+    }
+    const payload = this.parsePayload(frame);
+    const error = this.errorIn(frame, payload);
+    if (error !== undefined) throw error;
+    this.read(payload, frame);
+    if (this.emit !== this.sink && this.unreadText === undefined) this.unreadText = findText(payload);
+  }
+
+  end(): void {
+    if (!this.ended) {
+      const count = `${this.frameCount} ${this.unit}${this.frameCount === 1 ? '' : 's'}`;
+      throw new StreamClosedEarlyError(`the stream ended without ${this.endSignal} after ${count}${this.openAtEnd()}`, {
+        reason: 'no-end-signal',
+        position: { event: this.frameCount },
+      });
+    }
+    this.checkEnded();
+  }
+
+  usePreparsed(data: string, value: unknown): void {
+    this.preparsed = { data, value };
+  }
+
+  /** The stream is over: emits `done`, and what follows is ignored. */
+  protected endStream(): void {
+    if (this.emit !== this.sink && this.unreadText !== undefined) {
+      throw this.protocolError(
+        `the stream carried reply text (${this.unreadText}) that this dialect does not read, and no output: nothing of it would arrive`,
+        'unread-text',
+      );
+    }
+    this.ended = true;
+    this.emit({ type: 'done' });
+  }
+
+  /**
+   * A payload of a type the dialect does not know: skipped, or with `unknownEvents` passed on as an
+   * `unknown` event carrying a copy of it.
+   */
+  protected unknown(payload: JsonObject, frame: SseFrame): void {
+    if (!this.unknownEvents) return;
+    // NDJSON lines and unnamed SSE events are `message`: only a name of the format's own is kept.
+    const payloadCopy = copyJson(payload);
+    this.emit(
+      frame.event === 'message' ? { type: 'unknown', payload: payloadCopy } : { type: 'unknown', event: frame.event, payload: payloadCopy },
+    );
+  }
+
+  /** `data: [DONE]` in a format it ends (`doneFrame: 'end'`). */
+  protected readDone(): void {
+    this.endStream();
+  }
+
+  /** Said after "the stream ended without ..." (a dialect that knows more: calls still open). */
+  protected openAtEnd(): string {
+    return '';
+  }
+
+  /** Checks, once the end signal came, what a whole stream must have had (an id). */
+  protected checkEnded(): void {}
+
+  /** The payload of a frame as a JSON object; anything else is a `ProtocolError`. */
+  protected parsePayload(frame: SseFrame): JsonObject {
+    return this.parseObject(frame.data, this.unit === 'line' ? 'line' : 'data');
+  }
+
+  /**
+   * The error a frame reports, if it reports one: by default an `event: error` frame, or a payload
+   * with a non-null `error`, as a `ProviderError`.
+   */
+  protected errorIn(frame: SseFrame, payload: JsonObject): LlmStreamError | undefined {
+    return frame.event === 'error' || hasError(payload) ? this.providerError(payload) : undefined;
+  }
+
+  /** The provider's error in `payload`, named by this frame. */
+  protected providerError(payload: unknown): LlmStreamError {
+    return providerErrorFrom(payload, `frame ${this.frameCount}`, this.frameCount);
+  }
+
+  /** The dense index of a new call in `choice`; more than `maxToolCalls` is a `ProtocolError`. */
+  protected newCall(choice: number): number {
+    const index = this.callCounts.get(choice) ?? 0;
+    if (index >= this.maxToolCalls) {
+      throw this.protocolError(`choice ${choice} makes more than ${this.maxToolCalls} tool calls`, 'too-many-tool-calls');
+    }
+    this.callCounts.set(choice, index + 1);
+    return index;
+  }
+
+  /** How many calls `choice` has made. */
+  protected callsMade(choice: number): number {
+    return this.callCounts.get(choice) ?? 0;
+  }
+
+  /** Emits `finish` for `choice`: `raw` normalized, and `stop` after calls promoted to `tool_calls`. */
+  protected finish(choice: number, raw: string): void {
+    this.emit({ type: 'finish', choice, reason: normalizeFinishReason(raw, this.callsMade(choice) > 0, this.finishReasons), raw });
+  }
+
+  /** The payload parsed as JSON; `what` names it in the error (`data`, `line`). */
+  protected parseJson(data: string, what = 'data'): unknown {
+    const preparsed = this.preparsed;
+    if (preparsed !== undefined) {
+      this.preparsed = undefined;
+      if (preparsed.data === data) return preparsed.value;
+    }
+    try {
+      return this.json.parse(data);
+    } catch (cause) {
+      throw new ProtocolError(`frame ${this.frameCount}: ${what} is not JSON: ${excerpt(data)}`, {
+        reason: 'invalid-json',
+        cause,
+        position: { event: this.frameCount },
+      });
+    }
+  }
+
+  /** The payload parsed as a JSON object; anything else is a `ProtocolError`. */
+  protected parseObject(data: string, what = 'data'): JsonObject {
+    const payload = this.parseJson(data, what);
+    if (!isJsonObject(payload)) throw this.protocolError(`expected a JSON object, got ${excerpt(data)}`);
+    return payload;
+  }
+
+  /**
+   * A text field: the string, or undefined when null or absent; another type is a `ProtocolError`
+   * naming `where` (and `field`, joined with a dot: the path is built only for the message).
+   */
+  protected text(value: unknown, where: string, field?: string): string | undefined {
+    if (typeof value === 'string') return value;
+    if (value === undefined || value === null) return undefined;
+    throw this.protocolError(`${path(where, field)} is ${describeValue(value)}, not text`);
+  }
+
+  /** An id or a name: a non-empty string, else undefined (`""` and null mean "not in this piece"). */
+  protected optionalString(value: unknown, where: string): string | undefined {
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== 'string') throw this.protocolError(`${where} is ${describeValue(value)}, not a string`);
+    return nonEmptyString(value);
+  }
+
+  /** A count: a finite number, or undefined when null or absent. */
+  protected count(value: unknown, where: string, field?: string): number | undefined {
+    if (value === undefined || value === null) return undefined;
+    const count = finiteNumber(value);
+    if (count === undefined) throw this.protocolError(`${path(where, field)} is ${describeValue(value)}, not a count`);
+    return count;
+  }
+
+  /** An object field, or undefined when null or absent. */
+  protected object(value: unknown, where: string): JsonObject | undefined {
+    if (value === undefined || value === null) return undefined;
+    if (!isJsonObject(value)) throw this.protocolError(`${where} is ${describeValue(value)}, not an object`);
+    return value;
+  }
+
+  /** An index: a non-negative safe integer; `kind` names what it indexes in the message. */
+  protected index(value: unknown, where: string, kind = 'an index'): number {
+    if (!isIndex(value)) throw this.protocolError(`${where} is ${describeValue(value)}, not ${kind}`);
+    return value;
+  }
+
+  /** An index, or undefined when null or absent. */
+  protected optionalIndex(value: unknown, where: string, kind = 'an index'): number | undefined {
+    return value === undefined || value === null ? undefined : this.index(value, where, kind);
+  }
+
+  /**
+   * A JSON value from a payload written back as text (arguments sent as an object). `JSON.parse`
+   * reads nesting of any depth, but `JSON.stringify` recurses: a value nested 100,000 deep would
+   * escape as a `RangeError` (stack overflow). It is a `ProtocolError` naming `where` instead.
+   */
+  protected serialize(value: unknown, where: string): string {
+    try {
+      return JSON.stringify(value);
+    } catch (cause) {
+      if (!(cause instanceof RangeError)) throw cause;
+      throw new ProtocolError(`frame ${this.frameCount}: ${where} is nested too deeply to serialize`, {
+        reason: 'too-large',
+        cause,
+        position: { event: this.frameCount },
+      });
+    }
+  }
+
+  protected protocolError(what: string, reason: ProtocolReason = 'invalid-payload'): ProtocolError {
+    return new ProtocolError(`frame ${this.frameCount}: ${what}`, { reason, position: { event: this.frameCount } });
+  }
+}

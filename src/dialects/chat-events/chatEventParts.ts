@@ -1,0 +1,86 @@
+import { ChatEvent, IncompleteToolCall, ProviderToolCall, Source, TokenLogprob } from '../../types/events.js';
+import { JsonObject, copyJson } from '../../internal/json.js';
+import { EventFields } from './EventFields.js';
+
+/**
+ * Reads the events of this library's own stream that carry the parts of a reply beside its text
+ * (`toMessageEvents` writes them as JSON): a cut call, log probabilities, a source, audio, a tool the
+ * provider ran and its result, an unknown payload passed on. Undefined for another type. Values
+ * kept in an event are copies: the payload's objects are reused for the next frame.
+ */
+export function readReplyPartEvent(type: string, payload: JsonObject, fields: EventFields): ChatEvent | undefined {
+  switch (type) {
+    case 'tool-call-incomplete': {
+      const call = fields.objectField(payload, 'call');
+      const kind = call['kind'];
+      const cut: IncompleteToolCall = {
+        ...(kind === 'custom' || kind === 'function' ? { kind } : {}),
+        index: fields.indexField(call, 'call.index'),
+        id: fields.textOrNullField(call, 'call.id'),
+        name: fields.textOrNullField(call, 'call.name'),
+        arguments: fields.textField(call, 'call.arguments'),
+      };
+      return { type, choice: fields.indexField(payload, 'choice'), call: cut };
+    }
+    case 'logprobs':
+      return {
+        type,
+        choice: fields.indexField(payload, 'choice'),
+        ...(payload['content'] === undefined ? {} : { content: tokens(fields, payload, 'content') }),
+        ...(payload['refusal'] === undefined ? {} : { refusal: tokens(fields, payload, 'refusal') }),
+      };
+    case 'source': {
+      const source = fields.objectField(payload, 'source');
+      const kind = source['kind'];
+      if (kind !== 'url' && kind !== 'document') throw fields.fail(`source.kind is ${JSON.stringify(kind)}, not url or document`);
+      return { type, choice: fields.indexField(payload, 'choice'), source: copyJson(source) as unknown as Source };
+    }
+    case 'audio':
+      return {
+        type,
+        choice: fields.indexField(payload, 'choice'),
+        ...fields.optional(payload, 'id', fields.textField),
+        ...fields.optional(payload, 'data', fields.textField),
+        ...fields.optional(payload, 'transcript', fields.textField),
+        ...fields.optional(payload, 'expiresAt', fields.numberField),
+      };
+    case 'provider-tool-call': {
+      const call = fields.objectField(payload, 'call');
+      const ran: ProviderToolCall = {
+        id: fields.textField(call, 'call.id'),
+        name: fields.textField(call, 'call.name'),
+        type: fields.textField(call, 'call.type'),
+        input: copyJson(call['input'] ?? null),
+        ...(call['result'] === undefined ? {} : { result: copyJson(call['result']) }),
+      };
+      return { type, choice: fields.indexField(payload, 'choice'), call: ran };
+    }
+    case 'provider-tool-result':
+      return {
+        type,
+        choice: fields.indexField(payload, 'choice'),
+        id: fields.textField(payload, 'id'),
+        result: copyJson(payload['result'] ?? null),
+      };
+    case 'unknown':
+      return {
+        type,
+        ...fields.optional(payload, 'event', fields.textField),
+        payload: copyJson(payload['payload'] ?? null),
+      };
+    default:
+      return undefined;
+  }
+}
+
+/** A list of token log probabilities: an array of objects with a token and a number, copied. */
+function tokens(fields: EventFields, payload: JsonObject, path: string): TokenLogprob[] {
+  const list = payload[path];
+  if (!Array.isArray(list)) throw fields.fail(`${path} is not an array`);
+  for (const [i, entry] of list.entries()) {
+    const item = fields.objectField({ [`${path}[${i}]`]: entry }, `${path}[${i}]`);
+    fields.textField(item, `${path}[${i}].token`);
+    fields.numberField(item, `${path}[${i}].logprob`);
+  }
+  return copyJson(list) as unknown as TokenLogprob[];
+}

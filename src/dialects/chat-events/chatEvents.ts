@@ -1,0 +1,207 @@
+import { SseFrame } from '../../frames/SseParser.js';
+import { LlmStreamError } from '../../errors/errors.js';
+import { ChatEvent, FinishReason } from '../../types/events.js';
+import { JsonObject, copyJson } from '../../internal/json.js';
+import { errorFromStreamErrorData } from '../../errors/streamErrorData.js';
+import { defineDialect } from '../Dialect.js';
+import { EventFields } from './EventFields.js';
+import { JsonDialectParser } from '../base/JsonDialectParser.js';
+import { describeValue } from '../base/payloadValues.js';
+import { readReplyPartEvent } from './chatEventParts.js';
+
+const FINISH_REASONS: ReadonlySet<string> = new Set<FinishReason>(['stop', 'length', 'tool_calls', 'content_filter', 'error', 'other']);
+
+/**
+ * This library's own events on the wire, as `toMessageEvents` writes them for a server's clients
+ * (a NestJS `@Sse()` endpoint): one SSE event per `ChatEvent`, `event:` its type, `data:` the event
+ * as JSON, ending with the `done` event, or with an `error` event whose data is a
+ * `StreamErrorData`.
+ *
+ * Each event is checked field by field and passed on as the server folded it, so a client folds it
+ * again into the same `Completion`. An `error` event is rebuilt as the error the server met, the same
+ * class with the same message (see `errorFromStreamErrorData`); the operators after this one give it
+ * the completion so far as `partial`. A stream that ends without `done` or `error` (the server died,
+ * a proxy cut the response) is a `StreamClosedEarlyError`; an event that is not a `ChatEvent`, or
+ * whose type differs from its SSE event name, a `ProtocolError`. Event types this version does not
+ * know are ignored (under `strict`, a `ProtocolError`), as are frames after `done`.
+ *
+ * @example
+ * ```ts
+ * import { fromFetch } from 'rxjs/fetch';
+ * import { fromResponse, decodeUtf8, sseFrames, assembleChunks, finalizeCompletion } from 'rxjs-llm-stream';
+ *
+ * // The client of a server whose @Sse() endpoint returns `...pipe(assembleChunks(), toMessageEvents())`:
+ * const completion$ = fromFetch('/chat', { selector: (r) => fromResponse(r) }).pipe(
+ *   decodeUtf8(), sseFrames(), assembleChunks({ dialect: 'chat-events' }), finalizeCompletion(),
+ * );
+ * ```
+ */
+export class ChatEventsParser extends JsonDialectParser {
+  protected readonly endSignal = 'its done event';
+  protected override readonly endedBy = 'the done event';
+  private readonly fields = new EventFields((what) => this.protocolError(what));
+  /** The calls seen in each choice, so that `maxToolCalls` holds here too. */
+  private readonly calls = new Map<number, Set<number>>();
+
+  /** The server's error, as the same class: the frame is the last one. */
+  protected override errorIn(frame: SseFrame, payload: JsonObject): LlmStreamError | undefined {
+    return frame.event === 'error' ? errorFromStreamErrorData(payload) : undefined;
+  }
+
+  protected read(payload: JsonObject, frame: SseFrame): void {
+    const type = payload['type'];
+    if (typeof type !== 'string') throw this.protocolError(`type is ${describeValue(type)}`);
+    if (frame.event !== 'message' && frame.event !== type) {
+      throw this.protocolError(`an event named ${JSON.stringify(frame.event)} carries a ${JSON.stringify(type)} event`);
+    }
+    const event = this.readEvent(type, payload);
+    if (event === undefined) {
+      if (this.strict) throw this.protocolError(`unknown event type ${JSON.stringify(type)}`, 'strict');
+      this.unknown(payload, frame); // a type newer than this reader
+      return;
+    }
+    if (event.type === 'done') {
+      this.endStream();
+      return;
+    }
+    if (event.type === 'tool-call-delta') this.countCall(event.choice, event.index);
+    this.emit(event);
+  }
+
+  /** Counts a call the first time it is seen, against `maxToolCalls`. */
+  private countCall(choice: number, index: number): void {
+    let seen = this.calls.get(choice);
+    if (seen === undefined) this.calls.set(choice, (seen = new Set()));
+    if (seen.has(index)) return;
+    seen.add(index);
+    this.newCall(choice);
+  }
+
+  /** The event, checked field by field; undefined for a type this reader does not know. */
+  private readEvent(type: string, payload: JsonObject): ChatEvent | undefined {
+    switch (type) {
+      case 'start':
+        return { type, id: this.fields.textField(payload, 'id'), model: this.fields.textOrNullField(payload, 'model') };
+      case 'progress': {
+        const progress = this.fields.objectField(payload, 'progress');
+        return {
+          type,
+          progress: {
+            total: this.fields.numberField(progress, 'progress.total'),
+            cache: this.fields.numberField(progress, 'progress.cache'),
+            processed: this.fields.numberField(progress, 'progress.processed'),
+            timeMs: this.fields.numberField(progress, 'progress.timeMs'),
+          },
+        };
+      }
+      case 'reasoning': {
+        const tokens = payload['reasoningTokens'];
+        return {
+          type,
+          choice: this.fields.indexField(payload, 'choice'),
+          text: this.fields.textField(payload, 'text'),
+          ...(tokens === undefined ? {} : { reasoningTokens: this.fields.numberField(payload, 'reasoningTokens') }),
+        };
+      }
+      case 'reasoning-signature':
+        return { type, choice: this.fields.indexField(payload, 'choice'), signature: this.fields.textField(payload, 'signature') };
+      case 'content':
+      case 'refusal':
+        return { type, choice: this.fields.indexField(payload, 'choice'), text: this.fields.textField(payload, 'text') };
+      case 'tool-call-delta': {
+        const id = payload['id'];
+        const name = payload['name'];
+        return {
+          type,
+          choice: this.fields.indexField(payload, 'choice'),
+          index: this.fields.indexField(payload, 'index'),
+          ...(id === undefined ? {} : { id: this.fields.textField(payload, 'id') }),
+          ...(name === undefined ? {} : { name: this.fields.textField(payload, 'name') }),
+          arguments: this.fields.textField(payload, 'arguments'),
+          ...(payload['kind'] === 'custom' ? { kind: 'custom' as const } : {}),
+        };
+      }
+      case 'tool-call-end':
+        return { type, choice: this.fields.indexField(payload, 'choice'), index: this.fields.indexField(payload, 'index') };
+      case 'tool-call': {
+        const call = this.fields.objectField(payload, 'call');
+        return {
+          type,
+          choice: this.fields.indexField(payload, 'choice'),
+          call: {
+            ...(call['kind'] === 'custom' ? { kind: 'custom' as const } : {}),
+            index: this.fields.indexField(call, 'call.index'),
+            id: this.fields.textField(call, 'call.id'),
+            name: this.fields.textField(call, 'call.name'),
+            arguments: this.fields.textField(call, 'call.arguments'),
+            // A copy: the payload's objects are reused for the next frame.
+            args: copyJson(call['args'] ?? {}),
+          },
+        };
+      }
+      case 'finish': {
+        const reason = payload['reason'];
+        if (typeof reason !== 'string' || !FINISH_REASONS.has(reason))
+          throw this.protocolError(`finish.reason is ${describeValue(reason)}`);
+        return {
+          type,
+          choice: this.fields.indexField(payload, 'choice'),
+          reason: reason as FinishReason,
+          raw: this.fields.textField(payload, 'raw'),
+        };
+      }
+      case 'usage': {
+        const usage = this.fields.objectField(payload, 'usage');
+        const optional = (field: 'cachedPromptTokens' | 'cacheWritePromptTokens' | 'reasoningTokens') =>
+          usage[field] === undefined ? {} : { [field]: this.fields.numberField(usage, `usage.${field}`) };
+        return {
+          type,
+          usage: {
+            promptTokens: this.fields.countField(usage, 'usage.promptTokens'),
+            completionTokens: this.fields.countField(usage, 'usage.completionTokens'),
+            totalTokens: this.fields.countField(usage, 'usage.totalTokens'),
+            ...optional('cachedPromptTokens'),
+            ...optional('cacheWritePromptTokens'),
+            ...optional('reasoningTokens'),
+            ...(usage['estimated'] === true ? { estimated: true as const } : {}),
+          },
+        };
+      }
+      case 'timings': {
+        const timings = this.fields.objectField(payload, 'timings');
+        for (const [field, value] of Object.entries(timings)) {
+          if (typeof value !== 'number') throw this.protocolError(`timings.${field} is ${describeValue(value)}, not a number`);
+        }
+        return { type, timings: timings as { readonly [field: string]: number } };
+      }
+      case 'done':
+        return { type };
+      default:
+        return readReplyPartEvent(type, payload, this.fields);
+    }
+  }
+}
+
+/**
+ * The `chat-events` dialect: this library's own `ChatEvent`s as `toMessageEvents` sends them.
+ *
+ * @example
+ * ```ts
+ * import { decodeUtf8, sseFrames, assembleChunks, finalizeCompletion, chatEvents } from 'rxjs-llm-stream';
+ *
+ * bytes$.pipe(decodeUtf8(), sseFrames(), assembleChunks({ dialect: chatEvents }), finalizeCompletion());
+ * ```
+ */
+export const chatEvents = defineDialect({
+  name: 'chat-events',
+  create: (emit, options) => new ChatEventsParser(emit, options),
+  isFinal: isFinal,
+});
+
+/** The end of this library's own stream: the `done` event. */
+function isFinal(frame: SseFrame): boolean {
+  return frame.event === 'done' && frame.data === DONE_DATA;
+}
+
+/** The data of the `done` event, as `toMessageEvents` writes it. */
+const DONE_DATA = JSON.stringify({ type: 'done' });

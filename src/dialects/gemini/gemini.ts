@@ -1,0 +1,272 @@
+import { SseFrame } from '../../frames/SseParser.js';
+import { Usage } from '../../types/events.js';
+import { JsonObject, excerpt, finiteNumber, isJsonObject, nonEmptyString } from '../../internal/json.js';
+import { defineDialect } from '../Dialect.js';
+import { payloadMentioning } from '../base/finalFrames.js';
+import { GeminiParts } from './geminiParts.js';
+import { GeminiSources } from './geminiSources.js';
+import { JsonDialectParser } from '../base/JsonDialectParser.js';
+import { describeValue } from '../base/payloadValues.js';
+
+/** The keys of a part this dialect reads: a part with none of them is of a kind it does not know. */
+const PART_KEYS = ['text', 'thought', 'thoughtSignature', 'functionCall', 'executableCode', 'codeExecutionResult'];
+/** The keys of a chunk this dialect reads: a chunk with none of them is of a kind it does not know. */
+const CHUNK_KEYS = ['candidates', 'promptFeedback', 'usageMetadata', 'responseId', 'modelVersion'];
+
+/**
+ * Google Gemini's native stream (`models/{model}:streamGenerateContent?alt=sse`, and Vertex AI's):
+ * data-only SSE (CRLF on the real wire), each event a whole `GenerateContentResponse`:
+ * `{candidates: [{content: {parts, role}, finishReason?, index?, groundingMetadata?}], usageMetadata, modelVersion, responseId}`.
+ * There is no `[DONE]`: the chunk that carries the `finishReason` is the last one.
+ *
+ * Each chunk's parts are new parts, never a snapshot of the earlier ones. A part maps to events by
+ * its keys: `text` is answer text, `text` with `thought: true` is reasoning, `functionCall` is a call
+ * (whole: `tool-call-delta` with the `args` object serialized, then `tool-call-end`; streamed by
+ * Vertex AI as `partialArgs`: see `GeminiParts`), `executableCode` and `codeExecutionResult` are the
+ * provider's code execution (`provider-tool-call` and `provider-tool-result`), and a
+ * `thoughtSignature` on any part is a `reasoning-signature`. A candidate's `groundingMetadata` and
+ * `urlContextMetadata` are `source` events, each distinct source once (see `GeminiSources`).
+ *
+ * Events of one chunk come in this order: `start` (once, at the first `responseId`, with
+ * `modelVersion` as the model), then per candidate and per part in order reasoning or content, the
+ * call's events, the code execution's, the part's `reasoning-signature`; the candidate's sources and
+ * `finish`; then `usage` (`usageMetadata` is a running snapshot, reported on every chunk that has
+ * it); then, with `unknownEvents`, `unknown` for a chunk with a part (or of a shape) this dialect
+ * does not read; then `done`, once every candidate seen has finished. Frames after that are ignored
+ * (under `strict`, they are a `ProtocolError`).
+ *
+ * Usage, in OpenAI's meaning: `promptTokenCount` is the prompt (cached content included),
+ * `cachedContentTokenCount` its cached part; the completion is `candidatesTokenCount` plus
+ * `thoughtsTokenCount` (all output), the latter also as `reasoningTokens`; the total is
+ * `totalTokenCount` as sent (it also counts `toolUsePromptTokenCount`).
+ *
+ * Call ids: Gemini usually leaves `functionCall.id` out, so a call without one gets a synthesized
+ * id that is stable for the stream: `${responseId}-call-${index}` (`gemini` in place of the response
+ * id when none came yet; `${responseId}-choice-${choice}-call-${index}` for a candidate other than
+ * 0), `index` being the call's dense position within its candidate. Code runs without an `id` are
+ * `code-execution-${n}`, numbered across the stream.
+ *
+ * Finish: `STOP` with calls is `tool_calls` (Gemini has no tool-call finish reason); the raw value is
+ * kept. A prompt blocked before generation (no candidates, `promptFeedback.blockReason`) finishes
+ * candidate 0 with the block reason as the raw value (`SAFETY` and the like are `content_filter`).
+ * An `{"error": {code, message, status}}` chunk is a `ProviderError` whose type is the status.
+ *
+ * @example
+ * ```ts
+ * import { decodeUtf8, sseFrames, assembleChunks, gemini } from 'rxjs-llm-stream';
+ *
+ * bytes$.pipe(decodeUtf8(), sseFrames(), assembleChunks({ dialect: gemini }));
+ * ```
+ */
+export class GeminiParser extends JsonDialectParser {
+  protected readonly endSignal = 'a finishReason';
+  // The finish chunk ends the reply; a proxy's trailing `[DONE]` or keep-alive must not undo it.
+  protected override readonly endedBy = 'the chunk that finished the stream';
+  private responseId: string | undefined = undefined;
+  /** Candidates seen, and whether each has finished. */
+  private readonly finished = new Map<number, boolean>();
+  /**
+   * How many of them have not finished. Counted, not looked up: scanning every candidate after every
+   * chunk would make a stream that names a new candidate in each chunk cost quadratic time.
+   */
+  private unfinished = 0;
+  /** Set while a chunk is read when one of its parts is of a kind this dialect does not read. */
+  private unknownPart = false;
+  private readonly parts = new GeminiParts({
+    emit: (event) => this.emit(event),
+    newCall: (choice) => this.newCall(choice),
+    callId: (choice, index) => this.callId(choice, index),
+    serialize: (value, where) => this.serialize(value, where),
+    fail: (what, reason) => this.protocolError(what, reason),
+  });
+  private readonly sources = new GeminiSources((what) => this.protocolError(what));
+
+  protected override parsePayload(frame: SseFrame): JsonObject {
+    const chunk = this.parseJson(frame.data);
+    // Before streaming, Google sends its error body wrapped in an array; a proxy may pass it on.
+    if (Array.isArray(chunk) && chunk.length === 1 && isJsonObject(chunk[0]) && isJsonObject(chunk[0]['error'])) {
+      throw this.providerError(chunk[0]);
+    }
+    if (!isJsonObject(chunk)) throw this.protocolError(`expected a JSON object, got ${excerpt(frame.data)}`);
+    return chunk;
+  }
+
+  protected read(chunk: JsonObject, frame: SseFrame): void {
+    const responseId = nonEmptyString(chunk['responseId']);
+    if (responseId !== undefined && this.responseId === undefined) {
+      this.responseId = responseId;
+      this.emit({ type: 'start', id: responseId, model: nonEmptyString(chunk['modelVersion']) ?? null });
+    }
+
+    this.unknownPart = false;
+    const candidates = chunk['candidates'];
+    let anyCandidate = false;
+    if (Array.isArray(candidates)) {
+      for (let position = 0; position < candidates.length; position++) this.readCandidate(candidates[position], position);
+      anyCandidate = candidates.length > 0;
+    } else if (candidates !== undefined && candidates !== null) {
+      throw this.protocolError('candidates is not an array');
+    }
+    if (!anyCandidate) this.readPromptFeedback(chunk['promptFeedback']);
+
+    this.readUsage(chunk['usageMetadata']);
+    if (this.unknownPart || !CHUNK_KEYS.some((key) => chunk[key] !== undefined)) this.unknown(chunk, frame);
+    if (this.finished.size > 0 && this.unfinished === 0) this.endStream();
+  }
+
+  protected override openAtEnd(): string {
+    const open = this.parts.openCount;
+    if (open === 0) return '';
+    return open === 1 ? ' (1 function call still streaming its arguments)' : ` (${open} function calls still streaming their arguments)`;
+  }
+
+  /** `usageMetadata`: a running snapshot, reported whenever it counts something. */
+  private readUsage(metadata: unknown): void {
+    if (isJsonObject(metadata)) {
+      const usage = geminiUsage(metadata);
+      if (usage !== undefined) this.emit({ type: 'usage', usage });
+    } else if (metadata !== undefined && metadata !== null) {
+      throw this.protocolError('usageMetadata is not an object');
+    }
+  }
+
+  private readCandidate(candidate: unknown, position: number): void {
+    const where = `candidates[${position}]`;
+    if (!isJsonObject(candidate)) throw this.protocolError(`${where} is not an object`);
+    const choice = this.optionalIndex(candidate['index'], `${where}.index`, 'a candidate index') ?? 0;
+    this.see(choice);
+
+    const content = candidate['content'];
+    if (isJsonObject(content)) {
+      const parts = content['parts'];
+      if (Array.isArray(parts)) {
+        for (let k = 0; k < parts.length; k++) this.readPart(parts[k], choice, `${where}.content.parts[${k}]`);
+      } else if (parts !== undefined && parts !== null) {
+        throw this.protocolError(`${where}.content.parts is not an array`);
+      }
+    } else if (content !== undefined && content !== null) {
+      throw this.protocolError(`${where}.content is not an object`);
+    }
+
+    for (const source of this.sources.read(choice, candidate['groundingMetadata'], candidate['urlContextMetadata'], where)) {
+      this.emit({ type: 'source', choice, source });
+    }
+
+    const raw = candidate['finishReason'];
+    if (raw === undefined || raw === null) return;
+    if (typeof raw !== 'string' || raw === '') throw this.protocolError(`${where}.finishReason is ${describeValue(raw)}`);
+    this.finishCandidate(choice, raw);
+  }
+
+  private readPart(part: unknown, choice: number, where: string): void {
+    if (!isJsonObject(part)) throw this.protocolError(`${where} is not an object`);
+    const text = this.text(part['text'], where, 'text');
+    if (text) {
+      const thought = part['thought'] === true;
+      this.emit({ type: thought ? 'reasoning' : 'content', choice, text });
+      if (!thought) this.sources.appendContent(choice, text);
+    }
+
+    const call = part['functionCall'];
+    if (call !== undefined && call !== null) this.parts.functionCall(call, choice, `${where}.functionCall`);
+    const code = part['executableCode'];
+    if (code !== undefined && code !== null) this.parts.executableCode(code, choice, `${where}.executableCode`);
+    const result = part['codeExecutionResult'];
+    if (result !== undefined && result !== null) this.parts.codeExecutionResult(result, choice, `${where}.codeExecutionResult`);
+
+    const signature = this.text(part['thoughtSignature'], where, 'thoughtSignature');
+    if (signature) this.emit({ type: 'reasoning-signature', choice, signature });
+    // An image, a file, a function response...: passed on whole, with `unknownEvents`.
+    if (!this.unknownPart && !PART_KEYS.some((key) => part[key] !== undefined) && Object.keys(part).length > 0) this.unknownPart = true;
+  }
+
+  /** The id of a call the wire left without one, stable for the stream. */
+  private callId(choice: number, index: number): string {
+    const base = this.responseId ?? 'gemini';
+    return choice === 0 ? `${base}-call-${index}` : `${base}-choice-${choice}-call-${index}`;
+  }
+
+  /** A prompt blocked before generation: no candidates, and `promptFeedback.blockReason`. */
+  private readPromptFeedback(feedback: unknown): void {
+    if (!isJsonObject(feedback)) return;
+    const reason = feedback['blockReason'];
+    if (reason === undefined || reason === null) return;
+    if (typeof reason !== 'string' || reason === '') {
+      throw this.protocolError(`promptFeedback.blockReason is ${describeValue(reason)}`);
+    }
+    this.see(0);
+    this.finishCandidate(0, reason);
+  }
+
+  /** Notes a candidate, unfinished until its finishReason comes. */
+  private see(choice: number): void {
+    if (this.finished.has(choice)) return;
+    this.finished.set(choice, false);
+    this.unfinished++;
+  }
+
+  private finishCandidate(choice: number, raw: string): void {
+    // One finish per candidate: a repeated finishReason in the same chunk changes nothing.
+    if (this.finished.get(choice) === true) return;
+    this.finished.set(choice, true);
+    this.unfinished--;
+    this.parts.finished(choice);
+    this.finish(choice, raw);
+  }
+}
+
+/**
+ * `usageMetadata` in OpenAI's meaning: the completion counts the answer and the thinking
+ * (`candidatesTokenCount` + `thoughtsTokenCount`, a count the wire leaves out being 0 when the other
+ * came); undefined when it counts nothing.
+ */
+function geminiUsage(metadata: JsonObject): Usage | undefined {
+  const prompt = finiteNumber(metadata['promptTokenCount']);
+  const candidates = finiteNumber(metadata['candidatesTokenCount']);
+  const total = finiteNumber(metadata['totalTokenCount']);
+  const cached = finiteNumber(metadata['cachedContentTokenCount']);
+  const thoughts = finiteNumber(metadata['thoughtsTokenCount']);
+  if (prompt === undefined && candidates === undefined && total === undefined && cached === undefined && thoughts === undefined) {
+    return undefined;
+  }
+  const completion = candidates === undefined && thoughts === undefined ? null : (candidates ?? 0) + (thoughts ?? 0);
+  return {
+    promptTokens: prompt ?? null,
+    completionTokens: completion,
+    totalTokens: total ?? null,
+    ...(cached === undefined ? {} : { cachedPromptTokens: cached }),
+    ...(thoughts === undefined ? {} : { reasoningTokens: thoughts }),
+  };
+}
+
+/**
+ * The end of a Gemini stream: a chunk in which every candidate has its `finishReason` (or that has
+ * none and a `promptFeedback.blockReason`).
+ */
+function isFinal(frame: SseFrame): boolean {
+  const chunk = payloadMentioning(frame, 'Reason"');
+  if (chunk === undefined) return false;
+  const candidates = chunk['candidates'];
+  if (Array.isArray(candidates) && candidates.length > 0) {
+    return candidates.every((candidate) => isJsonObject(candidate) && typeof candidate['finishReason'] === 'string');
+  }
+  const feedback = chunk['promptFeedback'];
+  return isJsonObject(feedback) && typeof feedback['blockReason'] === 'string';
+}
+
+/**
+ * The `gemini` dialect: Gemini's native `streamGenerateContent?alt=sse` stream.
+ *
+ * @example
+ * ```ts
+ * import { decodeUtf8, sseFrames, assembleChunks, finalizeCompletion, gemini } from 'rxjs-llm-stream';
+ *
+ * bytes$.pipe(decodeUtf8(), sseFrames(), assembleChunks({ dialect: gemini }), finalizeCompletion());
+ * ```
+ */
+export const gemini = defineDialect({
+  name: 'gemini',
+  create: (emit, options) => new GeminiParser(emit, options),
+  isFinal: isFinal,
+  recognizes: (payload) => 'candidates' in payload || 'usageMetadata' in payload,
+});

@@ -1,0 +1,311 @@
+import { SseFrame } from '../../frames/SseParser.js';
+import { LlmStreamError } from '../../errors/errors.js';
+import { Usage } from '../../types/events.js';
+import { JsonObject, excerpt, finiteNumber, isJsonObject, nonEmptyString } from '../../internal/json.js';
+import { mergeUsage } from '../../internal/mergeUsage.js';
+import { defineDialect } from '../Dialect.js';
+import { OpenAiChatCallReader } from './openaiChatCalls.js';
+import { TokenLogprobList, readLegacyLogprobs, readTokenLogprobs } from '../base/tokenLogprobs.js';
+import { ChatChoiceState, audioEvent, isAudioExpiryOnly, newSources } from './openaiChatParts.js';
+import { describeValue, hasError, isIndex } from '../base/payloadValues.js';
+import { readOpenAiUsage, readTimings, readPromptProgress } from '../base/usage.js';
+
+const STRICT_FINISH_REASONS = new Set(['stop', 'tool_calls', 'length', 'function_call']);
+
+/**
+ * The OpenAI Chat Completions stream and its compatible servers (llama.cpp, vLLM, DeepSeek, Groq,
+ * OpenRouter, Azure, Ollama `/v1`, Mistral, Gemini's compatible endpoint): `choices[].delta` with
+ * `content`, `refusal`, `reasoning_content` or `reasoning`, `audio`, `annotations`, `tool_calls`
+ * keyed by index (function and custom calls), `choices[].logprobs`, `finish_reason`, `usage` (also
+ * `x_groq.usage`), llama.cpp `timings` and `prompt_progress`, ending with `data: [DONE]`. The legacy
+ * Completions stream (`/v1/completions`, `"object": "text_completion"`, OpenAI's and llama.cpp's) is
+ * the same envelope with the text in `choices[].text` and no delta: it is read here too.
+ *
+ * Events of one chunk come in this order: `start` (once), `progress`, then per choice `reasoning`,
+ * `content`, `refusal`, `audio`, `source` (one per new annotation), one `tool-call-delta` per
+ * fragment, `logprobs`, `finish`; then `usage` and `timings`. A chunk whose `object` names something
+ * else and that holds neither choices nor usage is an `unknown` event (with `unknownEvents`).
+ *
+ * Log probabilities: the Chat shape (`{content, refusal}`, lists of `{token, logprob, bytes,
+ * top_logprobs}`) and the legacy one (`{tokens, token_logprobs, top_logprobs, text_offset}`, read
+ * as the Chat shape with `bytes` null); empty lists make no event, and an entry that is not a
+ * token's log probability is skipped (under `strict`, a `ProtocolError`).
+ *
+ * Quirks absorbed by default (they lose nothing): a missing `index` on whole calls, a first index
+ * that is not 0, every whole call sent at index 0, `id: ""` or `name: ""` on continuations, whole
+ * calls in one piece, the last argument piece on the finish chunk, `finish_reason: "stop"` with tool
+ * calls (normalized to `tool_calls`, raw value kept), `choices` null or absent, annotations repeated
+ * on a later chunk, and an audio reply whose last delta is only its `expires_at` with no finish
+ * reason (finished at `[DONE]` with `stop`, as the official SDK takes it). `strict` applies the
+ * format exactly.
+ *
+ * @example
+ * ```ts
+ * import { decodeUtf8, sseFrames, assembleChunks } from 'rxjs-llm-stream';
+ *
+ * bytes$.pipe(decodeUtf8(), sseFrames(), assembleChunks({ dialect: 'openai-chat' }));
+ * ```
+ */
+export class OpenAiChatParser extends OpenAiChatCallReader {
+  protected readonly endSignal = '[DONE]';
+  protected override readonly doneFrame = 'end';
+  // Like the official SDK, stop reading at [DONE]: nothing after it belongs to this reply.
+  protected override readonly afterEnd = 'ignore';
+  private started = false;
+  private latestPredicted: number | undefined = undefined;
+  private readonly choiceStates = new Map<number, ChatChoiceState>();
+
+  protected override errorIn(frame: SseFrame, chunk: JsonObject): LlmStreamError | undefined {
+    return frame.event === 'error' || hasError(chunk) || chunk['object'] === 'error' ? this.providerError(chunk) : undefined;
+  }
+
+  protected override checkEnded(): void {
+    if (!this.started) throw this.protocolError('no chunk carried an id');
+  }
+
+  /** `[DONE]`: an audio reply that ended with its expiry and named no finish is finished now (`stop`). */
+  protected override readDone(): void {
+    for (const [choice, state] of this.choiceStates) {
+      if (!state.audioComplete) continue;
+      state.finished = true;
+      this.finish(choice, 'stop');
+    }
+    super.readDone();
+  }
+
+  protected read(chunk: JsonObject, frame: SseFrame): void {
+    if (isForeign(chunk)) {
+      this.unknown(chunk, frame);
+      return;
+    }
+    if (!this.started) {
+      // Every chunk repeats the id; it is read only until the first one names it.
+      const id = nonEmptyString(chunk['id']);
+      if (id !== undefined) {
+        this.started = true;
+        this.emit({ type: 'start', id, model: nonEmptyString(chunk['model']) ?? null });
+      }
+    }
+    const progress = chunk['prompt_progress'];
+    if (isJsonObject(progress)) {
+      this.emit({
+        type: 'progress',
+        progress: readPromptProgress(progress),
+      });
+    }
+    // Timings are read before the choices: a chunk's reasoning counts its own predicted_n.
+    const timings = isJsonObject(chunk['timings']) ? readTimings(chunk['timings']) : undefined;
+    if (timings?.predicted_n !== undefined) this.latestPredicted = timings.predicted_n;
+
+    const choices = chunk['choices'];
+    if (Array.isArray(choices)) {
+      for (let position = 0; position < choices.length; position++) this.readChoice(choices[position], position);
+    } else if (choices !== undefined && choices !== null && (this.strict || !isJsonObject(choices) || Object.keys(choices).length > 0)) {
+      // Only `{}` is absorbed: it carries nothing. An object that holds anything would be choices dropped unread.
+      throw this.protocolError('choices is not an array');
+    }
+
+    const usage = this.readUsage(chunk);
+    if (usage !== undefined) this.emit({ type: 'usage', usage });
+    if (timings !== undefined) this.emit({ type: 'timings', timings });
+  }
+
+  /** `usage` and Groq's `x_groq.usage`, the standard one winning field by field. */
+  private readUsage(chunk: JsonObject): Usage | undefined {
+    let usage: Usage | undefined;
+    const groq = chunk['x_groq'];
+    if (isJsonObject(groq) && isJsonObject(groq['usage'])) usage = readOpenAiUsage(groq['usage']);
+    const raw = chunk['usage'];
+    if (isJsonObject(raw)) {
+      const standard = withCacheWrite(readOpenAiUsage(raw), raw);
+      if (standard !== undefined) usage = usage === undefined ? standard : mergeUsage(usage, standard);
+    } else if (raw !== undefined && raw !== null && this.strict) {
+      throw this.protocolError('usage is not an object');
+    }
+    return usage;
+  }
+
+  private readChoice(choice: unknown, position: number): void {
+    if (!isJsonObject(choice)) throw this.protocolError(`choices[${position}] is not an object`);
+    const rawIndex = choice['index'];
+    // The path in the message is built only for the message: this runs for every chunk.
+    const index =
+      rawIndex === undefined && !this.strict
+        ? 0
+        : isIndex(rawIndex)
+          ? rawIndex
+          : this.index(rawIndex, `choices[${position}].index`, 'a choice index');
+
+    const delta = choice['delta'];
+    if (isJsonObject(delta)) this.readDelta(delta, index, position);
+    else if (delta !== undefined && delta !== null) throw this.protocolError(`choices[${position}].delta is not an object`);
+    else {
+      // The legacy Completions stream: the text of the chunk, with no delta around it.
+      const text = this.text(choice['text'], `choices[${position}]`, 'text');
+      if (text) this.emit({ type: 'content', choice: index, text });
+    }
+    this.readLogprobs(choice['logprobs'], index, position);
+
+    const rawFinish = choice['finish_reason'];
+    if (rawFinish === undefined || rawFinish === null) return;
+    if (typeof rawFinish !== 'string' || rawFinish === '') {
+      throw this.protocolError(`choices[${position}].finish_reason is ${describeValue(rawFinish)}`);
+    }
+    if (this.strict && !STRICT_FINISH_REASONS.has(rawFinish)) {
+      throw this.protocolError(`unknown finish_reason ${excerpt(rawFinish)}`, 'strict');
+    }
+    this.stateOf(index).finished = true;
+    this.finish(index, rawFinish);
+  }
+
+  private readDelta(delta: JsonObject, choice: number, position: number): void {
+    const where = deltaPath(position);
+    let reasoning = this.text(delta['reasoning_content'], where, 'reasoning_content');
+    if (reasoning === undefined) reasoning = this.text(delta['reasoning'], where, 'reasoning');
+    let content: string | undefined;
+    const rawContent = delta['content'];
+    if (Array.isArray(rawContent)) {
+      // Mistral's reasoning models send content as typed parts: text, and thinking (itself parts).
+      const parts = readContentParts(rawContent);
+      content = parts.content;
+      if (parts.reasoning !== undefined) reasoning = (reasoning ?? '') + parts.reasoning;
+    } else {
+      content = this.text(rawContent, where, 'content');
+    }
+    const refusal = this.text(delta['refusal'], where, 'refusal');
+    if (reasoning) {
+      this.emit(
+        this.latestPredicted === undefined
+          ? { type: 'reasoning', choice, text: reasoning }
+          : { type: 'reasoning', choice, text: reasoning, reasoningTokens: this.latestPredicted },
+      );
+    }
+    if (content) this.emit({ type: 'content', choice, text: content });
+    if (refusal) this.emit({ type: 'refusal', choice, text: refusal });
+    this.readAudio(delta, choice, where);
+    this.readAnnotations(delta['annotations'], choice, where);
+    this.readToolCalls(delta['tool_calls'], choice, position);
+    this.readFunctionCall(delta['function_call'], choice, position);
+  }
+
+  /** `delta.audio`: an `audio` event with the parts this piece had; notes a piece that is only the expiry. */
+  private readAudio(delta: JsonObject, choice: number, where: string): void {
+    const raw = delta['audio'];
+    // No audio here, nor ever before in any choice: nothing to note (and no lookup, on every delta).
+    if (raw === undefined && this.choiceStates.size === 0) return;
+    const audio = raw === undefined ? undefined : this.object(raw, `${where}.audio`);
+    const event = audio === undefined ? undefined : audioEvent(audio, choice);
+    // Read on every delta, audio or not: only the last one of a choice says how its audio ended.
+    const state = audio === undefined && !this.choiceStates.has(choice) ? undefined : this.stateOf(choice);
+    if (state === undefined) return;
+    state.endedByAudioExpiry = isAudioExpiryOnly(delta, event);
+    if (event === undefined) return;
+    state.noteAudio(event);
+    this.emit(event);
+  }
+
+  /** `delta.annotations`: a `source` event for each citation not emitted before. */
+  private readAnnotations(annotations: unknown, choice: number, where: string): void {
+    if (annotations === undefined || annotations === null) return;
+    if (!Array.isArray(annotations)) throw this.protocolError(`${where}.annotations is ${describeValue(annotations)}, not a list`);
+    for (const source of newSources(annotations, this.stateOf(choice).sourceKeys)) this.emit({ type: 'source', choice, source });
+  }
+
+  /** `choices[].logprobs`, in the Chat shape or the legacy Completions one: one `logprobs` event. */
+  private readLogprobs(raw: unknown, choice: number, position: number): void {
+    if (raw === undefined || raw === null) return;
+    const where = `choices[${position}].logprobs`;
+    if (!isJsonObject(raw)) {
+      // Another shape carries no token this dialect could read: skipped, as unknown fields are.
+      if (this.strict) throw this.protocolError(`${where} is ${describeValue(raw)}, not an object`, 'strict');
+      return;
+    }
+    const logprobs = raw;
+    if (Array.isArray(logprobs['tokens'])) {
+      const legacy = this.checked(readLegacyLogprobs(logprobs), `${where}.tokens`);
+      if (legacy.length > 0) this.emit({ type: 'logprobs', choice, content: legacy });
+      return;
+    }
+    const rawContent = logprobs['content'];
+    const rawRefusal = logprobs['refusal'];
+    const content = Array.isArray(rawContent) ? this.checked(readTokenLogprobs(rawContent), `${where}.content`) : [];
+    const refusal = Array.isArray(rawRefusal) ? this.checked(readTokenLogprobs(rawRefusal), `${where}.refusal`) : [];
+    if (content.length === 0 && refusal.length === 0) return;
+    this.emit({
+      type: 'logprobs',
+      choice,
+      ...(content.length === 0 ? {} : { content }),
+      ...(refusal.length === 0 ? {} : { refusal }),
+    });
+  }
+
+  /** The tokens of a list; under `strict`, an entry that is not a token's log probability is a `ProtocolError`. */
+  private checked(list: TokenLogprobList, where: string): TokenLogprobList['tokens'] {
+    if (list.skipped > 0 && this.strict)
+      throw this.protocolError(`${where} holds an entry that is not a token's log probability`, 'strict');
+    return list.tokens;
+  }
+
+  private stateOf(choice: number): ChatChoiceState {
+    let state = this.choiceStates.get(choice);
+    if (state === undefined) this.choiceStates.set(choice, (state = new ChatChoiceState()));
+    return state;
+  }
+}
+
+/**
+ * A chunk this dialect does not know: its `object` names something other than a chat or text
+ * completion chunk, and it holds neither choices nor usage.
+ */
+function isForeign(chunk: JsonObject): boolean {
+  const object = chunk['object'];
+  // The `object` of the chunks this dialect reads: Chat's, and the legacy Completions endpoint's.
+  // (Compared, not looked up in a set: a set hashes the string, for every chunk.)
+  if (typeof object !== 'string' || object === 'chat.completion.chunk' || object === 'text_completion') return false;
+  return !Array.isArray(chunk['choices']) && !isJsonObject(chunk['usage']);
+}
+
+/**
+ * `usage` with `prompt_tokens_details.cache_write_tokens` (the prompt tokens written to the cache,
+ * in openai-node's `CompletionUsage`) as `cacheWritePromptTokens`, when the server reported it.
+ */
+function withCacheWrite(usage: Usage | undefined, raw: JsonObject): Usage | undefined {
+  const details = raw['prompt_tokens_details'];
+  const written = isJsonObject(details) ? finiteNumber(details['cache_write_tokens']) : undefined;
+  if (written === undefined) return usage;
+  return { ...(usage ?? { promptTokens: null, completionTokens: null, totalTokens: null }), cacheWritePromptTokens: written };
+}
+
+function readContentParts(parts: readonly unknown[]): { content?: string; reasoning?: string } {
+  let content = '';
+  let reasoning = '';
+  for (const part of parts) {
+    if (!isJsonObject(part)) continue;
+    if (part['type'] === 'text' && typeof part['text'] === 'string') content += part['text'];
+    else if (part['type'] === 'thinking' && Array.isArray(part['thinking'])) {
+      for (const inner of part['thinking']) {
+        if (isJsonObject(inner) && typeof inner['text'] === 'string') reasoning += inner['text'];
+      }
+    }
+  }
+  return { ...(content ? { content } : {}), ...(reasoning ? { reasoning } : {}) };
+}
+
+/** The `openai-chat` dialect's factory, for `assembleChunks({ dialect: openaiChat })` and composition. */
+export const openaiChat = defineDialect({
+  name: 'openai-chat',
+  create: (emit, options) => new OpenAiChatParser(emit, options),
+  isFinal: isFinal,
+  recognizes: (payload) => payload['object'] === 'chat.completion.chunk' || Array.isArray(payload['choices']),
+});
+
+/** `choices[0].delta`, made once per position: field paths are joined only for an error message. */
+const DELTA_PATHS: string[] = [];
+function deltaPath(position: number): string {
+  return (DELTA_PATHS[position] ??= `choices[${position}].delta`);
+}
+
+/** The end of an OpenAI Chat stream: `data: [DONE]`. */
+function isFinal(frame: SseFrame): boolean {
+  return frame.data === '[DONE]';
+}

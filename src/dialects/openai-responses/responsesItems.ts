@@ -1,0 +1,188 @@
+import { SseFrame } from '../../frames/SseParser.js';
+import { JsonObject, excerpt, isJsonObject } from '../../internal/json.js';
+import { JsonDialectParser } from '../base/JsonDialectParser.js';
+import { describeValue } from '../base/payloadValues.js';
+import { CallItems, CallState } from './responsesCallItems.js';
+import { PROVIDER_TOOL_ITEMS, providerToolItem } from './responsesProviderTools.js';
+
+/** The output items that are tool calls the program runs, each with the field that holds its text. */
+const CALL_TEXT_FIELDS: ReadonlyMap<string, 'arguments' | 'input'> = new Map([
+  ['function_call', 'arguments'],
+  ['custom_tool_call', 'input'],
+]);
+
+/**
+ * The output items of a Responses stream (`response.output_item.added` / `.done` and the fragments
+ * of tool calls), for `OpenAiResponsesParser`, which reads the rest of the stream.
+ *
+ * - `function_call` and `custom_tool_call`: one tool call each, in dense indices in order of
+ *   arrival, the item's `call_id` as the call id, fragments matched by `item_id` (else
+ *   `output_index`), so interleaved items assemble. A custom call's fragments say `kind: 'custom'`:
+ *   its input is free-form text, never parsed. The finished item closes the call (`tool-call-end`),
+ *   unless it finished `incomplete` (the token limit cut it: a `length` finish keeps it apart).
+ * - `reasoning`: the finished item's `encrypted_content` is a `reasoning-signature`.
+ * - the tools the provider runs (`web_search_call`, `file_search_call`, `code_interpreter_call`,
+ *   `image_generation_call`, `mcp_call`): the finished item is a `provider-tool-call` and, when it
+ *   holds one, a `provider-tool-result` (see `providerToolItem`).
+ * - `message`: its text streams in its own events.
+ * - any other item (`computer_call`, `local_shell_call`, `mcp_approval_request`, ...): passed on as
+ *   `unknown` (with `unknownEvents`), both events.
+ */
+export abstract class ResponsesItemsParser extends JsonDialectParser {
+  private readonly callItems = new CallItems();
+
+  /** `response.output_item.added`: a tool call item opens its call; other items wait for their end. */
+  protected openItem(payload: JsonObject, frame: SseFrame): void {
+    const item = this.readItem(payload);
+    const kind = item['type'];
+    const field = typeof kind === 'string' ? CALL_TEXT_FIELDS.get(kind) : undefined;
+    if (field !== undefined) this.openCall(item, payload, kind as string, field);
+    else if (!this.isReadItem(kind)) this.unknown(payload, frame);
+  }
+
+  /** `response.output_item.done`: the finished item, whole. */
+  protected closeItem(payload: JsonObject, frame: SseFrame): void {
+    const item = this.readItem(payload);
+    const kind = item['type'];
+    if (kind === 'reasoning') {
+      // Only the finished item's encrypted_content is whole (the added item's "may be incomplete").
+      const encrypted = this.optionalString(item['encrypted_content'], 'item.encrypted_content');
+      if (encrypted !== undefined) this.emit({ type: 'reasoning-signature', choice: 0, signature: encrypted });
+      return;
+    }
+    const field = typeof kind === 'string' ? CALL_TEXT_FIELDS.get(kind) : undefined;
+    if (field !== undefined) this.closeCall(item, payload, kind as string, field);
+    else if (typeof kind === 'string' && PROVIDER_TOOL_ITEMS.has(kind)) this.readProviderTool(item, payload, frame);
+    else if (kind !== 'message') this.unknown(payload, frame);
+  }
+
+  protected readArgumentsDelta(payload: JsonObject, type: string): void {
+    const call = this.findCall(payload, type);
+    const text = this.readDelta(payload);
+    if (text === '') return;
+    call.argumentsArrived = true;
+    this.emitDelta(call, undefined, undefined, text);
+  }
+
+  /**
+   * `response.function_call_arguments.done` (and `custom_tool_call_input.done`) repeats the whole
+   * text: it is the call's text only when no delta came (appending it after deltas would double it).
+   */
+  protected readArgumentsDone(payload: JsonObject, type: string, field: 'arguments' | 'input'): void {
+    const call = this.findCall(payload, type);
+    const name = call.hasName ? undefined : this.optionalString(payload['name'], 'name');
+    const text = call.argumentsArrived ? '' : (this.readArgumentText(payload[field], field) ?? '');
+    if (text !== '') call.argumentsArrived = true;
+    if (name !== undefined || text !== '') this.emitDelta(call, undefined, name, text);
+  }
+
+  /** A text delta: a string, else a `ProtocolError`. */
+  protected readDelta(payload: JsonObject): string {
+    const delta = payload['delta'];
+    if (typeof delta !== 'string') throw this.protocolError(`delta is ${describeValue(delta)}, not text`);
+    return delta;
+  }
+
+  /** Items whose `.added` event says nothing: a message streams in its own events, the others are read when done. */
+  private isReadItem(kind: unknown): boolean {
+    return kind === 'message' || kind === 'reasoning' || (typeof kind === 'string' && PROVIDER_TOOL_ITEMS.has(kind));
+  }
+
+  private readItem(payload: JsonObject): JsonObject {
+    const item = payload['item'];
+    if (!isJsonObject(item)) throw this.protocolError('item is not an object');
+    return item;
+  }
+
+  /**
+   * What a call item's fragments name it by: its id, else its `call_id` (llama.cpp's items have no
+   * id, and its fragments name the `call_id` as their `item_id`).
+   */
+  private callKey(item: JsonObject): string | undefined {
+    return this.optionalString(item['id'], 'item.id') ?? this.optionalString(item['call_id'], 'item.call_id');
+  }
+
+  private openCall(item: JsonObject, payload: JsonObject, kind: string, field: 'arguments' | 'input'): CallState {
+    const itemId = this.callKey(item);
+    const outputIndex = this.optionalIndex(payload['output_index'], 'output_index');
+    if (itemId === undefined && outputIndex === undefined) {
+      throw this.protocolError(`a ${kind} item has no id, call_id or output_index to match its fragments by`, 'invalid-tool-call');
+    }
+    if (itemId !== undefined && this.callItems.hasItem(itemId)) {
+      throw this.protocolError(`item ${excerpt(itemId)} was added twice`, 'invalid-tool-call');
+    }
+    const call = this.callItems.add(this.newCall(0), itemId, outputIndex, kind === 'custom_tool_call');
+
+    const id = this.optionalString(item['call_id'], 'item.call_id');
+    const name = this.optionalString(item['name'], 'item.name');
+    const text = this.readArgumentText(item[field], `item.${field}`) ?? '';
+    call.hasId = id !== undefined;
+    call.hasName = name !== undefined;
+    // OpenAI sends "" here; a server that sends the whole call at once has its arguments here.
+    call.argumentsArrived = text !== '';
+    this.emitDelta(call, id, name, text);
+    return call;
+  }
+
+  private closeCall(item: JsonObject, payload: JsonObject, kind: string, field: 'arguments' | 'input'): void {
+    const outputIndex = this.optionalIndex(payload['output_index'], 'output_index');
+    // A finished call whose added event never came is whole: open it from this item.
+    const call = this.callItems.find(this.callKey(item), outputIndex) ?? this.openCall(item, payload, kind, field);
+    // A repeated done for a closed call adds nothing.
+    if (call.closed) return;
+
+    // Whatever the stream has not yet said about the call, the finished item says.
+    const id = call.hasId ? undefined : this.optionalString(item['call_id'], 'item.call_id');
+    const name = call.hasName ? undefined : this.optionalString(item['name'], 'item.name');
+    const text = call.argumentsArrived ? '' : (this.readArgumentText(item[field], `item.${field}`) ?? '');
+    if (id !== undefined || name !== undefined || text !== '') this.emitDelta(call, id, name, text);
+    call.closed = true;
+    // An item the token limit cut finishes `incomplete`: its text is not whole, so no end closes it.
+    if (item['status'] !== 'incomplete') this.emit({ type: 'tool-call-end', choice: 0, index: call.index });
+  }
+
+  /** A finished built-in tool item: the call and its result; one without an id is passed on as unknown. */
+  private readProviderTool(item: JsonObject, payload: JsonObject, frame: SseFrame): void {
+    const tool = providerToolItem(item);
+    if (tool === undefined) return this.unknown(payload, frame);
+    this.emit({ type: 'provider-tool-call', choice: 0, call: tool.call });
+    if (tool.result !== undefined) this.emit({ type: 'provider-tool-result', choice: 0, id: tool.call.id, result: tool.result });
+  }
+
+  /** The call a fragment belongs to, by `item_id`, else by `output_index`. */
+  private findCall(payload: JsonObject, type: string): CallState {
+    const itemId = this.optionalString(payload['item_id'], 'item_id');
+    const outputIndex = this.optionalIndex(payload['output_index'], 'output_index');
+    if (itemId === undefined && outputIndex === undefined) {
+      throw this.protocolError(`${type} has neither an item_id nor an output_index`, 'invalid-tool-call');
+    }
+    const call = this.callItems.find(itemId, outputIndex);
+    const which = itemId !== undefined ? `item ${excerpt(itemId)}` : `output_index ${outputIndex}`;
+    if (call === undefined) throw this.protocolError(`${type} for ${which}, which is no open tool call`, 'invalid-tool-call');
+    if (call.closed) throw this.protocolError(`${type} for ${which} after its response.output_item.done`, 'invalid-tool-call');
+    return call;
+  }
+
+  private emitDelta(call: CallState, id: string | undefined, name: string | undefined, text: string): void {
+    if (id !== undefined) call.hasId = true;
+    if (name !== undefined) call.hasName = true;
+    // `id` and `name` appear only on the fragment that carries them: absent, not undefined-valued.
+    this.emit({
+      type: 'tool-call-delta',
+      choice: 0,
+      index: call.index,
+      ...(id === undefined ? {} : { id }),
+      ...(name === undefined ? {} : { name }),
+      arguments: text,
+      ...(call.custom ? { kind: 'custom' as const } : {}),
+    });
+  }
+
+  /** Argument text as sent; an object is serialized, never concatenated. */
+  private readArgumentText(value: unknown, where: string): string | undefined {
+    if (value === undefined || value === null) return undefined;
+    if (typeof value === 'string') return value;
+    if (typeof value === 'object') return this.serialize(value, where);
+    throw this.protocolError(`${where} is ${describeValue(value)}, not text`);
+  }
+}

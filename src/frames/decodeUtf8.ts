@@ -1,0 +1,58 @@
+import { Observable, OperatorFunction } from 'rxjs';
+import { Utf8Decoder, Utf8DecoderOptions } from './Utf8Decoder.js';
+import { ProtocolError } from '../errors/errors.js';
+import { subscribeLinked } from '../internal/subscribeLinked.js';
+
+/**
+ * Decodes a stream of UTF-8 byte chunks into text, exactly over any chunking.
+ *
+ * A character split across chunks is held back until its last byte arrives; no empty strings are
+ * emitted; one leading BOM is dropped. If the source completes mid-character, the result errors with
+ * `StreamClosedEarlyError` rather than ending in a silent U+FFFD. Invalid bytes become U+FFFD, or a
+ * `ProtocolError` naming the byte offset under `{ fatal: true }`. Any `Uint8Array` view is accepted
+ * (a Node `Buffer`, a `subarray`); input is neither mutated nor retained.
+ *
+ * Intuition: `TextDecoder` with `{ stream: true }`, one per subscription, that refuses to guess at
+ * the end.
+ *
+ * ```
+ * bytes:  --[63 61 66 c3]--[a9]--|
+ * text:   --"caf"----------"é"---|
+ * ```
+ *
+ * @example
+ * ```ts
+ * import { decodeUtf8, sseFrames } from 'rxjs-llm-stream';
+ *
+ * bytes$.pipe(decodeUtf8(), sseFrames()).subscribe((frame) => console.log(frame.data));
+ * ```
+ *
+ * @param options `fatal`: invalid bytes are an error instead of U+FFFD.
+ * @returns An operator from byte chunks to text chunks.
+ */
+export function decodeUtf8(options: Utf8DecoderOptions = {}): OperatorFunction<Uint8Array, string> {
+  return (source) =>
+    new Observable<string>((subscriber) => {
+      // Per subscription, so that a resubscribe (retry, repeat) starts with a fresh decoder.
+      const decoder = new Utf8Decoder(options);
+      subscribeLinked(source, subscriber, {
+        next(bytes) {
+          let text: string;
+          try {
+            text = decoder.push(bytes);
+          } catch (error) {
+            // Under `fatal`, the text before the invalid bytes still arrived: pass it on, then fail.
+            if (error instanceof ProtocolError && typeof error.partial === 'string' && error.partial !== '') {
+              subscriber.next(error.partial);
+            }
+            throw error;
+          }
+          if (text !== '') subscriber.next(text);
+        },
+        complete() {
+          decoder.end();
+          subscriber.complete();
+        },
+      });
+    });
+}

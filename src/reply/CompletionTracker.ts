@@ -1,0 +1,305 @@
+import { StreamClosedEarlyError } from '../errors/errors.js';
+import {
+  ChatEvent,
+  ChoiceSnapshot,
+  Completion,
+  CompletionChoice,
+  CompletionSnapshot,
+  FinishReason,
+  Timings,
+  Usage,
+} from '../types/events.js';
+import { mergeUsage } from '../internal/mergeUsage.js';
+import { TextBuilder } from '../internal/TextBuilder.js';
+import { CallAssembler, ChoiceCalls } from './CallAssembler.js';
+import { ReplyExtras, withExtras } from './ReplyExtras.js';
+
+/** One choice as far as it has arrived: its text, kept apart from its calls (a `CallAssembler`'s). */
+class ChoiceState {
+  // Appended piece by piece: never re-joined, so an event costs what it carries, not the text so far.
+  readonly contentText = new TextBuilder();
+  readonly reasoningText = new TextBuilder();
+  readonly refusalText = new TextBuilder();
+  signatures: string[] | undefined = undefined;
+  /** Log probabilities, sources, audio and provider tools: made at the first of them. */
+  extras: ReplyExtras | undefined = undefined;
+  finishReason: FinishReason | null = null;
+  rawFinishReason: string | null = null;
+  /**
+   * This choice's last snapshot, dropped when what it shows changes: a snapshot after every event
+   * then costs only what that event changed, not a rebuild of every choice and call.
+   */
+  snapshot: ChoiceSnapshot | undefined = undefined;
+  constructor(
+    readonly index: number,
+    readonly calls: ChoiceCalls,
+  ) {}
+}
+
+/**
+ * The pure core of `finalizeCompletion` and `scanCompletion`: folds `ChatEvent`s into a completion.
+ * Text is appended, never re-joined, so the cost of an event does not grow with the text before it.
+ *
+ * Tool calls are joined by a `CallAssembler`: they close at their `tool-call-end` or when their
+ * choice finishes, and only then are their arguments parsed; a `tool-call` event from
+ * `groupToolCallsByIndex` in front closes its call with the arguments it already parsed. A call
+ * that never got an id or a name, or whose arguments do not parse, is a `ProtocolError`.
+ *
+ * @example
+ * ```ts
+ * import { CompletionTracker } from 'rxjs-llm-stream';
+ *
+ * const tracker = new CompletionTracker();
+ * for (const event of events) tracker.apply(event);
+ * const completion = tracker.complete(); // throws StreamClosedEarlyError if no finish arrived
+ * ```
+ */
+export class CompletionTracker {
+  private id: string | null = null;
+  private model: string | null = null;
+  private usage: Usage | null = null;
+  private timings: Timings | null = null;
+  private reasoningTokens = 0;
+  private inReasoning = false;
+  private readonly calls = new CallAssembler();
+  private readonly choices = new Map<number, ChoiceState>();
+  private sortedChoices: ChoiceState[] | undefined = undefined;
+  private lastChoice: ChoiceState | undefined = undefined;
+  private snapshots: readonly ChoiceSnapshot[] | undefined = undefined;
+
+  /** Folds one event in. */
+  apply(event: ChatEvent): void {
+    // Text first: nearly every event of a reply is one, and a switch tests its cases in order.
+    if (event.type === 'content') {
+      const choice = this.choice(event.choice);
+      this.appendText(choice, choice.contentText, event.text);
+      return;
+    }
+    switch (event.type) {
+      case 'start':
+        if (this.id === null) {
+          this.id = event.id;
+          this.model = event.model;
+        } else {
+          // A later start fills what the first lacked (a model named only at the end).
+          if (this.id === '' && event.id !== '') this.id = event.id;
+          if (this.model === null && event.model !== null) this.model = event.model;
+        }
+        return;
+      case 'logprobs':
+      case 'source':
+      case 'audio':
+      case 'provider-tool-call':
+      case 'provider-tool-result': {
+        const choice = this.choice(event.choice);
+        (choice.extras ??= new ReplyExtras()).apply(event);
+        this.dropSnapshots(choice);
+        return;
+      }
+      case 'reasoning': {
+        const choice = this.choice(event.choice);
+        choice.reasoningText.append(event.text);
+        this.dropSnapshots(choice);
+        this.inReasoning = true;
+        if (event.reasoningTokens !== undefined) this.reasoningTokens = event.reasoningTokens;
+        return;
+      }
+      case 'reasoning-signature': {
+        const choice = this.choice(event.choice);
+        (choice.signatures ??= []).push(event.signature);
+        this.dropSnapshots(choice);
+        return;
+      }
+      case 'refusal': {
+        const choice = this.choice(event.choice);
+        this.appendText(choice, choice.refusalText, event.text);
+        return;
+      }
+      case 'tool-call-delta':
+        this.calls.addFragment(event);
+        this.dropSnapshots(this.choice(event.choice));
+        this.inReasoning = false;
+        return;
+      case 'tool-call-end':
+        this.calls.end(event.choice, event.index);
+        this.dropSnapshots(this.choice(event.choice));
+        return;
+      case 'tool-call':
+        // Closed upstream (groupToolCallsByIndex): its parse is taken, not made again.
+        this.calls.adopt(event.choice, event.call);
+        this.dropSnapshots(this.choice(event.choice));
+        return;
+      case 'tool-call-incomplete':
+        this.calls.adoptIncomplete(event.choice, event.call);
+        this.dropSnapshots(this.choice(event.choice));
+        return;
+      case 'finish': {
+        const choice = this.choice(event.choice);
+        choice.rawFinishReason = event.raw;
+        choice.finishReason = event.reason;
+        this.calls.finish(event.choice, event.reason);
+        this.dropSnapshots(choice);
+        return;
+      }
+      case 'usage':
+        this.usage = mergeUsage(this.usage, event.usage);
+        return;
+      case 'timings':
+        this.timings = event.timings;
+        return;
+      default:
+      // progress and done change nothing of the completion.
+    }
+  }
+
+  /** True once every choice seen has finished (and at least one has). */
+  get finished(): boolean {
+    if (this.choices.size === 0) return false;
+    for (const choice of this.choices.values()) if (choice.finishReason === null) return false;
+    return true;
+  }
+
+  /** The completion so far. */
+  snapshot(): CompletionSnapshot {
+    const choices = (this.snapshots ??= this.sortedChoiceStates().map(choiceSnapshot));
+    const first = choices[0];
+    const snapshot: CompletionSnapshot = {
+      id: this.id,
+      model: this.model,
+      content: first?.content ?? null,
+      reasoning: first?.reasoning ?? null,
+      refusal: first?.refusal ?? null,
+      toolCalls: first?.toolCalls ?? [],
+      finishReason: first?.finishReason ?? null,
+      rawFinishReason: first?.rawFinishReason ?? null,
+      usage: this.usage,
+      timings: this.timings,
+      reasoningTokens: this.reasoningTokens,
+      inReasoning: this.inReasoning,
+      finished: this.finished,
+      choices,
+    };
+    return first === undefined ? snapshot : withChoiceParts(snapshot, first);
+  }
+
+  /**
+   * The finished completion. Throws `StreamClosedEarlyError` when a choice never finished (no
+   * `finish` event), with the snapshot as `partial`.
+   */
+  complete(): Completion {
+    if (this.choices.size === 0) {
+      throw new StreamClosedEarlyError('the stream ended before any finish reason: no choice arrived', {
+        reason: 'unfinished',
+        partial: this.snapshot(),
+      });
+    }
+    const choices: CompletionChoice[] = [];
+    for (const choice of this.sortedChoiceStates()) {
+      if (choice.finishReason === null || choice.rawFinishReason === null) {
+        throw new StreamClosedEarlyError(`the stream ended before choice ${choice.index} finished`, {
+          reason: 'unfinished',
+          partial: this.snapshot(),
+        });
+      }
+      const incomplete = choice.calls.incompleteList();
+      const done: CompletionChoice = {
+        index: choice.index,
+        content: choice.contentText.value,
+        reasoning: choice.reasoningText.value,
+        refusal: choice.refusalText.value,
+        toolCalls: choice.calls.closedList(),
+        finishReason: choice.finishReason,
+        rawFinishReason: choice.rawFinishReason,
+        ...(choice.signatures === undefined ? {} : { reasoningSignatures: [...choice.signatures] }),
+        ...(incomplete.length === 0 ? {} : { incompleteToolCalls: incomplete }),
+      };
+      choices.push(choice.extras === undefined ? done : withExtras(done, choice.extras.view()));
+    }
+    const first = choices[0]!;
+    return withChoiceParts<Completion>(
+      {
+        id: this.id ?? '',
+        model: this.model,
+        content: first.content,
+        reasoning: first.reasoning,
+        refusal: first.refusal,
+        toolCalls: first.toolCalls,
+        finishReason: first.finishReason,
+        rawFinishReason: first.rawFinishReason,
+        usage: this.usage,
+        timings: this.timings,
+        reasoningTokens: this.reasoningTokens,
+        choices,
+      },
+      first,
+    );
+  }
+
+  private choice(index: number): ChoiceState {
+    // Nearly every event is for the choice of the one before: no map lookup for it.
+    const last = this.lastChoice;
+    if (last !== undefined && last.index === index) return last;
+    let choice = this.choices.get(index);
+    if (choice === undefined) {
+      choice = new ChoiceState(index, this.calls.choice(index));
+      this.choices.set(index, choice);
+      this.sortedChoices = undefined;
+      this.snapshots = undefined;
+    }
+    this.lastChoice = choice;
+    return choice;
+  }
+
+  /** Drops the snapshots that show `choice`. */
+  /** Text of the reply itself (content or refusal): it ends any reasoning before it. */
+  private appendText(choice: ChoiceState, builder: TextBuilder, text: string): void {
+    builder.append(text);
+    this.dropSnapshots(choice);
+    this.inReasoning = false;
+  }
+
+  private dropSnapshots(choice: ChoiceState): void {
+    choice.snapshot = undefined;
+    this.snapshots = undefined;
+  }
+
+  private sortedChoiceStates(): ChoiceState[] {
+    return (this.sortedChoices ??= [...this.choices.values()].sort((a, b) => a.index - b.index));
+  }
+}
+
+function choiceSnapshot(choice: ChoiceState): ChoiceSnapshot {
+  if (choice.snapshot !== undefined) return choice.snapshot;
+  const snapshot: ChoiceSnapshot = {
+    index: choice.index,
+    content: choice.contentText.value,
+    reasoning: choice.reasoningText.value,
+    refusal: choice.refusalText.value,
+    toolCalls: choice.calls.snapshotList(),
+    finishReason: choice.finishReason,
+    rawFinishReason: choice.rawFinishReason,
+  };
+  const incomplete = choice.calls.incompleteList();
+  // Copies: the tracker goes on appending to its own lists.
+  const withParts =
+    choice.signatures === undefined && incomplete.length === 0
+      ? snapshot
+      : {
+          ...snapshot,
+          ...(choice.signatures === undefined ? {} : { reasoningSignatures: [...choice.signatures] }),
+          ...(incomplete.length === 0 ? {} : { incompleteToolCalls: incomplete }),
+        };
+  return (choice.snapshot = choice.extras === undefined ? withParts : withExtras(withParts, choice.extras.view()));
+}
+
+/** The fields of a choice that a completion or snapshot shows at its top level too (choice 0's), only those present. */
+const CHOICE_PARTS = ['reasoningSignatures', 'incompleteToolCalls', 'logprobs', 'sources', 'audio', 'providerToolCalls'] as const;
+
+/** `target` with choice 0's optional parts at its top level, getters kept (see `withExtras`). */
+function withChoiceParts<T extends object>(target: T, first: ChoiceSnapshot | CompletionChoice): T {
+  for (const key of CHOICE_PARTS) {
+    const descriptor = Object.getOwnPropertyDescriptor(first, key);
+    if (descriptor !== undefined) Object.defineProperty(target, key, descriptor);
+  }
+  return target;
+}

@@ -1,0 +1,142 @@
+import { Observable, OperatorFunction } from 'rxjs';
+import { CallAssembler, CallState } from './CallAssembler.js';
+import { PartialJson, PartialJsonOptions } from '../json/PartialJson.js';
+import { ChatEvent, ToolCallDeltaEvent } from '../types/events.js';
+import { deltaWithCall } from '../internal/deltaWithCall.js';
+import { subscribeLinked } from '../internal/subscribeLinked.js';
+
+/**
+ * Options of {@link groupToolCallsByIndex}.
+ *
+ * @example
+ * ```ts
+ * import { groupToolCallsByIndex, type GroupToolCallsByIndexOptions } from 'rxjs-llm-stream';
+ *
+ * const options: GroupToolCallsByIndexOptions = { previews: { maxSize: 256 * 1024 } };
+ * events$.pipe(groupToolCallsByIndex(options));
+ * ```
+ */
+export interface GroupToolCallsByIndexOptions {
+  /**
+   * Adds `call.preview` to each `tool-call-delta`: the arguments so far as a value, open strings,
+   * arrays and objects closed (see `PartialJson` for the rules and the bounds, which an object
+   * here sets). Display only. Default `false`: previews cost a pass over every fragment, and the
+   * preview is one object updated in place, which event logs and serializers (`toMessageEvents`
+   * would send the whole value again with every fragment) should not get unasked.
+   */
+  readonly previews?: boolean | PartialJsonOptions;
+}
+
+/**
+ * Joins tool-call fragments into whole calls, by choice and index, and passes every event through.
+ *
+ * Each `tool-call-delta` is re-emitted with `call`: the call as far as it has arrived (for "Calling
+ * get_weather..." in a UI; a prefix that parses may still be growing, so never execute it). When a
+ * call closes, at its `tool-call-end` or else when its choice finishes, one `tool-call` event with the
+ * complete `ToolCall` (arguments parsed) is emitted just before the event that closed it, so a
+ * consumer reacting to `finish` already has every call. Interleaved calls stay separate. A call that
+ * never got an id or a name, or whose arguments do not parse, is a `ProtocolError`, except the last
+ * call of a choice that finished by the token limit (`length`): the limit cut it, and it comes as one
+ * `tool-call-incomplete` event with its text, never as a `tool-call` to run. A custom (free-form)
+ * call's text is raw input, never parsed.
+ *
+ * It holds only the calls (a `CallAssembler`), not the text: `finalizeCompletion` and
+ * `scanCompletion` after it take each `tool-call` as the close of its call, so each call's arguments
+ * are parsed once in the whole pipeline. Its errors carry no `partial` of their own: the operators
+ * after it give them the completion so far.
+ *
+ * With `{ previews: true }`, `call.preview` also holds the arguments so far as a value
+ * (`{ city: 'Zü' }` while `{"city":"Zü` has arrived), read incrementally: each fragment is
+ * examined once, never the text so far again. The preview is the same object for every fragment of
+ * a call, updated in place: do not mutate it, and copy it to keep a snapshot.
+ *
+ * ```
+ * events: --delta(0,'{"ci')--delta(1,'{}')--delta(0,'ty":1}')--finish--|
+ * out:    --delta'-----------delta'---------delta'-------------(call0 call1 finish)--|
+ * ```
+ *
+ * @example
+ * ```ts
+ * import { assembleChunks, groupToolCallsByIndex } from 'rxjs-llm-stream';
+ *
+ * frames$.pipe(assembleChunks(), groupToolCallsByIndex({ previews: true })).subscribe((event) => {
+ *   if (event.type === 'tool-call-delta') showDraft(event.call?.name, event.call?.preview);
+ *   if (event.type === 'tool-call') runTool(event.call.name, event.call.args);
+ * });
+ * ```
+ *
+ * @param options `previews`: add `call.preview` to each fragment (default `false`).
+ * @returns An operator from `ChatEvent`s to `ChatEvent`s with `tool-call` events added.
+ */
+export function groupToolCallsByIndex(options: GroupToolCallsByIndexOptions = {}): OperatorFunction<ChatEvent, ChatEvent> {
+  const previewOptions =
+    options.previews === true ? {} : options.previews === false || options.previews === undefined ? undefined : options.previews;
+  return (source) =>
+    new Observable<ChatEvent>((subscriber) => {
+      const calls = new CallAssembler();
+      // One reader per open call, kept here: the assembler serves trackers that pay for no preview.
+      const previews = previewOptions === undefined ? undefined : new Map<number, Map<number, PartialJson>>();
+      const withCall = (event: ToolCallDeltaEvent, state: CallState): ToolCallDeltaEvent => {
+        const call = { id: state.id ?? null, name: state.name ?? null, arguments: state.arguments };
+        if (previews === undefined) return deltaWithCall(event, call);
+        const reader = previewReader(previews, event.choice, event.index, previewOptions);
+        reader.push(event.arguments);
+        const preview = reader.value;
+        return deltaWithCall(event, preview === undefined ? call : { id: call.id, name: call.name, arguments: call.arguments, preview });
+      };
+      subscribeLinked(source, subscriber, {
+        next(event) {
+          // Text passes straight through: nearly every event of a reply is one.
+          if (event.type === 'content') {
+            subscriber.next(event);
+            return;
+          }
+          switch (event.type) {
+            case 'tool-call':
+            case 'tool-call-incomplete':
+              return; // ours to emit; an upstream copy would be a duplicate
+            case 'tool-call-delta':
+              subscriber.next(withCall(event, calls.addFragment(event)));
+              return;
+            case 'tool-call-end': {
+              const call = calls.end(event.choice, event.index);
+              if (call !== undefined) {
+                previews?.get(event.choice)?.delete(call.index); // a closed call gets no more fragments
+                subscriber.next({ type: 'tool-call', choice: event.choice, call });
+              }
+              subscriber.next(event);
+              return;
+            }
+            case 'finish': {
+              const finished = calls.finish(event.choice, event.reason);
+              for (const { choice, call } of finished.closed) {
+                previews?.get(choice)?.delete(call.index);
+                subscriber.next({ type: 'tool-call', choice, call });
+              }
+              for (const { choice, call } of finished.incomplete) {
+                previews?.get(choice)?.delete(call.index);
+                subscriber.next({ type: 'tool-call-incomplete', choice, call });
+              }
+              subscriber.next(event);
+              return;
+            }
+            default:
+              subscriber.next(event);
+          }
+        },
+      });
+    });
+}
+
+function previewReader(
+  previews: Map<number, Map<number, PartialJson>>,
+  choice: number,
+  index: number,
+  options: PartialJsonOptions | undefined,
+): PartialJson {
+  let calls = previews.get(choice);
+  if (calls === undefined) previews.set(choice, (calls = new Map()));
+  let reader = calls.get(index);
+  if (reader === undefined) calls.set(index, (reader = new PartialJson(options)));
+  return reader;
+}

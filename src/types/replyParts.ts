@@ -1,0 +1,204 @@
+/**
+ * The pieces a reply is made of, as the events carry them and the completion holds them: usage,
+ * timings, tool calls (whole, incomplete, in progress), log probabilities, sources, audio and the
+ * tools a provider ran. `events.ts` re-exports every one.
+ */
+
+/** A JSON value, as `JSON.parse` returns it. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/**
+ * Where a value sits in a JSON document: object keys and array indices from the root (`[]` is the root).
+ *
+ * @example
+ * ```ts
+ * import type { JsonPath } from 'rxjs-llm-stream';
+ *
+ * const secondStep: JsonPath = ['steps', 1, 'title'];
+ * ```
+ */
+export type JsonPath = readonly (string | number)[];
+
+/** Why the model stopped, normalized across providers (the raw value is kept beside it). */
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'error' | 'other';
+
+/** Raw finish reasons of one format and what each means: `{ COMPLETE: 'stop', TOOL_CALL: 'tool_calls' }`. */
+export type FinishReasonTable = Readonly<Record<string, FinishReason>>;
+
+/**
+ * Token counts, camelCase, whichever provider reported them, with OpenAI's meaning in every dialect:
+ * `promptTokens` counts all input (cached and cache-written included), `completionTokens` all output
+ * (reasoning included); the details beside them are parts of those totals. Absent details stay
+ * absent. docs/dialects.md says where each number comes from in each dialect.
+ */
+export interface Usage {
+  readonly promptTokens: number | null;
+  readonly completionTokens: number | null;
+  readonly totalTokens: number | null;
+  /** Prompt tokens served from the provider's cache, when reported. */
+  readonly cachedPromptTokens?: number;
+  /**
+   * Prompt tokens written to the provider's cache, when reported (Anthropic's
+   * `cache_creation_input_tokens`). Like `cachedPromptTokens`, a part of `promptTokens`.
+   */
+  readonly cacheWritePromptTokens?: number;
+  /** Completion tokens spent reasoning, when reported: a part of `completionTokens`. */
+  readonly reasoningTokens?: number;
+  /**
+   * Present only on a figure this library estimated from the text because the stream carried no
+   * usage (`finalizeCompletion({ estimateUsage: true })`): rough, never a provider's count.
+   */
+  readonly estimated?: true;
+}
+
+/** llama.cpp's `timings` object, as the server sent it (field names kept). */
+export interface Timings {
+  readonly cache_n?: number;
+  readonly prompt_n?: number;
+  readonly prompt_ms?: number;
+  readonly prompt_per_second?: number;
+  readonly predicted_n?: number;
+  readonly predicted_ms?: number;
+  readonly predicted_per_second?: number;
+  readonly [field: string]: number | undefined;
+}
+
+/** llama.cpp's `prompt_progress`: how far the server is through reading the prompt. */
+export interface PromptProgress {
+  readonly total: number;
+  readonly cache: number;
+  readonly processed: number;
+  readonly timeMs: number;
+}
+
+/** A complete function call, emitted once its arguments are whole and parsed. */
+export interface FunctionToolCall {
+  /** Absent or `'function'`: a call whose arguments are JSON. */
+  readonly kind?: 'function';
+  /** Position of the call within its choice (dense: 0, 1, 2, ...). */
+  readonly index: number;
+  readonly id: string;
+  readonly name: string;
+  /** The arguments exactly as the model wrote them. */
+  readonly arguments: string;
+  /** The arguments parsed (`""` parses as `{}`). */
+  readonly args: JsonValue;
+}
+
+/**
+ * A complete custom (free-form) tool call: OpenAI's `type: "custom"` tools and the Responses
+ * `custom_tool_call`, whose input is raw text, never JSON-parsed.
+ */
+export interface CustomToolCall {
+  readonly kind: 'custom';
+  /** Position of the call within its choice (dense: 0, 1, 2, ...), shared with the function calls. */
+  readonly index: number;
+  readonly id: string;
+  readonly name: string;
+  /** The raw input exactly as the model wrote it. */
+  readonly arguments: string;
+  /**
+   * The raw input again, unparsed (a string): what the tool takes and what `validateToolCalls`
+   * checks; after a schema that transforms it, what the schema made of it.
+   */
+  readonly args: JsonValue;
+}
+
+/**
+ * A complete tool call a program may run: a function call (`args` parsed from JSON) or a custom one
+ * (`args` the raw text). Narrow on `kind` where the difference matters:
+ *
+ * @example
+ * ```ts
+ * import type { ToolCall } from 'rxjs-llm-stream';
+ *
+ * function describe(call: ToolCall): string {
+ *   return call.kind === 'custom' ? `${call.name}(${call.arguments})` : `${call.name}(${JSON.stringify(call.args)})`;
+ * }
+ * ```
+ */
+export type ToolCall = FunctionToolCall | CustomToolCall;
+
+/**
+ * A call the token limit cut (a finish `length`): its text as far as it came. Kept apart, never among
+ * the calls a program may run.
+ */
+export interface IncompleteToolCall {
+  readonly kind?: 'function' | 'custom';
+  readonly index: number;
+  readonly id: string | null;
+  readonly name: string | null;
+  /** The argument text that arrived before the cut. */
+  readonly arguments: string;
+}
+
+/** One token's log probability, in OpenAI's shape (`bytes` as the server sent them, or null). */
+export interface TokenLogprob {
+  readonly token: string;
+  readonly logprob: number;
+  readonly bytes: readonly number[] | null;
+  readonly top_logprobs: readonly { readonly token: string; readonly logprob: number; readonly bytes: readonly number[] | null }[];
+}
+
+/** The log probabilities of a choice, in OpenAI's shape: per-chunk arrays joined in order. */
+export interface Logprobs {
+  readonly content: readonly TokenLogprob[] | null;
+  readonly refusal: readonly TokenLogprob[] | null;
+}
+
+/**
+ * A source the provider cited or searched: a web page (`url`) or a document (`documentId`, its index
+ * or file id as the provider names it), with `span` the part of the reply's text it supports (UTF-16
+ * offsets into the choice's content) when the provider says.
+ */
+export interface Source {
+  readonly kind: 'url' | 'document';
+  readonly url?: string;
+  readonly title?: string;
+  readonly documentId?: string;
+  readonly span?: { readonly start: number; readonly end: number };
+  /** The text quoted from the source, when the provider gives it. */
+  readonly citedText?: string;
+}
+
+/** Audio output (Chat `delta.audio`): the base64 pieces and the transcript, joined. */
+export interface AudioOutput {
+  readonly id: string | null;
+  /** The audio, base64, its pieces joined. */
+  readonly data: string;
+  readonly transcript: string;
+  /** When the audio stops being usable as a reference in the next turn (seconds since the epoch). */
+  readonly expiresAt: number | null;
+}
+
+/**
+ * A tool the provider ran itself (Anthropic `server_tool_use`, Responses built-in tools such as
+ * `web_search_call`, Gemini code execution), with its result once known. Never a call a program is
+ * asked to run.
+ */
+export interface ProviderToolCall {
+  readonly id: string;
+  readonly name: string;
+  /** The provider's own type of the item (`server_tool_use`, `web_search_call`, `executableCode`). */
+  readonly type: string;
+  /** What the tool was given (its arguments or code), as the provider sent it. */
+  readonly input: JsonValue;
+  /** What the tool gave back, once the stream carried it. */
+  readonly result?: JsonValue;
+}
+
+/** What is known of a tool call while its arguments still stream (carried by `groupToolCallsByIndex`). */
+export interface ToolCallProgress {
+  /** `null` until a fragment names it. */
+  readonly id: string | null;
+  readonly name: string | null;
+  /** The argument text so far. Display only: a prefix that parses may still be growing. */
+  readonly arguments: string;
+  /**
+   * The arguments so far as a value, open strings, arrays and objects closed (only with
+   * `groupToolCallsByIndex({ previews: true })`). Display only, never for execution. The same
+   * object is updated in place as fragments arrive: do not mutate it, and copy it
+   * (`structuredClone`) to keep a snapshot. `undefined` until a value has begun.
+   */
+  readonly preview?: JsonValue;
+}

@@ -1,0 +1,236 @@
+import { LlmStreamError, ProtocolError } from '../errors/errors.js';
+import { ChatEvent, FinishReason, ToolCall } from '../types/events.js';
+import { UiFinishReason, UiMessageChunk } from './uiMessageChunks.js';
+
+/**
+ * Options of {@link UiMessageEncoder} and `toUiMessageStream`.
+ *
+ * @example
+ * ```ts
+ * import { UiMessageEncoder, type UiMessageEncoderOptions } from 'rxjs-llm-stream';
+ *
+ * const options: UiMessageEncoderOptions = { messageId: 'msg-1', errorText: () => 'the model is unavailable' };
+ * const encoder = new UiMessageEncoder(options);
+ * ```
+ */
+export interface UiMessageEncoderOptions {
+  /** The `start` chunk's `messageId`; by default the stream's own id (its `start` event), when it has one. */
+  readonly messageId?: string;
+  /**
+   * The `errorText` sent to the client for a failure. By default this library's error message, and a
+   * fixed text for any other error (whose message may name internal hosts).
+   */
+  readonly errorText?: (error: unknown) => string;
+}
+
+const UI_FINISH: Readonly<Record<FinishReason, UiFinishReason>> = {
+  stop: 'stop',
+  length: 'length',
+  tool_calls: 'tool-calls',
+  content_filter: 'content-filter',
+  error: 'error',
+  other: 'other',
+};
+
+/** A text-like part open now: its kind on the wire and its id. */
+type OpenPart = { readonly kind: 'text' | 'reasoning' | 'refusal'; readonly id: string };
+
+/** A call of choice 0: its id on the wire, its name, and whether its `tool-input-start` was sent. */
+interface CallState {
+  toolCallId: string | undefined;
+  toolName: string | undefined;
+  started: boolean;
+  /** Argument text that arrived before the id and name were known. */
+  pending: string;
+}
+
+/** The default `errorText`: this library's messages say what failed; other errors' messages may leak. */
+function defaultErrorText(error: unknown): string {
+  return error instanceof LlmStreamError ? error.message : 'the stream failed';
+}
+
+/**
+ * The pure core of `toUiMessageStream`: turns `ChatEvent`s (after `groupToolCallsByIndex`) into the
+ * chunks of the AI SDK's UI message stream. Choice 0 only (the UI protocol has one message); other
+ * choices are left out. One message of one step: `start` and `start-step` before anything else;
+ * text, reasoning and refusal text as parts opened before their deltas and closed when another part
+ * begins or the step ends (refusal text is a text part of its own); each tool call as
+ * `tool-input-start`, `tool-input-delta`s and `tool-input-available` with the parsed input (a custom
+ * call's input is its raw text, `inputEncoding: 'text'`); a call cut by the token limit as
+ * `tool-input-error`; url sources as `source-url`; at the end, `finish-step` and `finish` with the
+ * finish reason in the UI's spelling (`tool-calls`, `content-filter`). Usage, timings, log
+ * probabilities, audio and provider-run tools have no chunk of their own and are left out.
+ *
+ * @example
+ * ```ts
+ * import { UiMessageEncoder } from 'rxjs-llm-stream';
+ *
+ * const encoder = new UiMessageEncoder();
+ * encoder.encode({ type: 'content', choice: 0, text: 'Hi' });
+ * // [{type:'start'}, {type:'start-step'}, {type:'text-start', id:'text-1'}, {type:'text-delta', id:'text-1', delta:'Hi'}]
+ * encoder.encode({ type: 'done' }); // text-end, finish-step, finish
+ * ```
+ */
+export class UiMessageEncoder {
+  private started = false;
+  private ended = false;
+  private open: OpenPart | undefined = undefined;
+  private partCount = 0;
+  private sourceCount = 0;
+  private finishReason: UiFinishReason | undefined = undefined;
+  private readonly calls = new Map<number, CallState>();
+  private readonly usedIds = new Set<string>();
+
+  constructor(private readonly options: UiMessageEncoderOptions = {}) {}
+
+  /** Whether the stream's chunks are all written (after `done`, `end` or `fail`). */
+  get isEnded(): boolean {
+    return this.ended;
+  }
+
+  /** The chunks for one event (none once the stream is ended). */
+  encode(event: ChatEvent): UiMessageChunk[] {
+    if (this.ended) return [];
+    const out: UiMessageChunk[] = [];
+    this.begin(out, event.type === 'start' ? event.id : '');
+    if (event.type === 'done') {
+      this.finishChunks(out);
+      return out;
+    }
+    if (!('choice' in event) || event.choice !== 0) return out;
+    switch (event.type) {
+      case 'content':
+        this.textDelta(out, 'text', event.text);
+        break;
+      case 'reasoning':
+        this.textDelta(out, 'reasoning', event.text);
+        break;
+      case 'refusal':
+        this.textDelta(out, 'refusal', event.text);
+        break;
+      case 'tool-call-delta': {
+        if (event.call === undefined) throw new ProtocolError('toUiMessageStream reads tool calls after groupToolCallsByIndex()');
+        const call = this.call(event.index);
+        call.toolCallId ??= event.call.id ?? undefined;
+        call.toolName ??= event.call.name ?? undefined;
+        call.pending += event.arguments;
+        if (call.toolCallId !== undefined && call.toolName !== undefined) this.startCall(out, event.index, call, event.kind === 'custom');
+        break;
+      }
+      case 'tool-call':
+        this.closeCall(out, event.call);
+        break;
+      case 'tool-call-incomplete': {
+        const call = this.call(event.call.index);
+        call.toolCallId ??= event.call.id ?? undefined;
+        call.toolName ??= event.call.name ?? '';
+        this.startCall(out, event.call.index, call, event.call.kind === 'custom');
+        const { toolCallId = '', toolName = '' } = call;
+        out.push({ type: 'tool-input-error', toolCallId, toolName, input: event.call.arguments, errorText: 'cut by the token limit' });
+        break;
+      }
+      case 'source':
+        if (event.source.url !== undefined) {
+          const title = event.source.title;
+          const sourceId = `source-${++this.sourceCount}`;
+          out.push({ type: 'source-url', sourceId, url: event.source.url, ...(title === undefined ? {} : { title }) });
+        }
+        break;
+      case 'finish':
+        this.finishReason = UI_FINISH[event.reason];
+        break;
+      default:
+      // Nothing of these goes to the UI message.
+    }
+    return out;
+  }
+
+  /** The source completed: the chunks that close the message (none when `done` already did). */
+  end(): UiMessageChunk[] {
+    if (this.ended) return [];
+    const out: UiMessageChunk[] = [];
+    this.begin(out, '');
+    this.finishChunks(out);
+    return out;
+  }
+
+  /** The source failed: the open part closed, then an `error` chunk; nothing follows. */
+  fail(error: unknown): UiMessageChunk[] {
+    if (this.ended) return [];
+    const out: UiMessageChunk[] = [];
+    this.begin(out, '');
+    this.closePart(out);
+    this.ended = true;
+    out.push({ type: 'error', errorText: (this.options.errorText ?? defaultErrorText)(error) });
+    return out;
+  }
+
+  private begin(out: UiMessageChunk[], streamId: string): void {
+    if (this.started) return;
+    this.started = true;
+    const messageId = this.options.messageId ?? (streamId === '' ? undefined : streamId);
+    out.push(messageId === undefined ? { type: 'start' } : { type: 'start', messageId }, { type: 'start-step' });
+  }
+
+  private textDelta(out: UiMessageChunk[], kind: OpenPart['kind'], delta: string): void {
+    if (delta === '') return;
+    if (this.open?.kind !== kind) {
+      this.closePart(out);
+      this.open = { kind, id: `${kind === 'reasoning' ? 'reasoning' : 'text'}-${++this.partCount}` };
+      out.push({ type: kind === 'reasoning' ? 'reasoning-start' : 'text-start', id: this.open.id });
+    }
+    out.push({ type: kind === 'reasoning' ? 'reasoning-delta' : 'text-delta', id: this.open.id, delta });
+  }
+
+  private closePart(out: UiMessageChunk[]): void {
+    if (this.open === undefined) return;
+    out.push({ type: this.open.kind === 'reasoning' ? 'reasoning-end' : 'text-end', id: this.open.id });
+    this.open = undefined;
+  }
+
+  private call(index: number): CallState {
+    let call = this.calls.get(index);
+    if (call === undefined) this.calls.set(index, (call = { toolCallId: undefined, toolName: undefined, started: false, pending: '' }));
+    return call;
+  }
+
+  /** Sends the call's `tool-input-start` once, then the argument text that waited for it. */
+  private startCall(out: UiMessageChunk[], index: number, call: CallState, custom: boolean): void {
+    if (!call.started) {
+      this.closePart(out);
+      call.started = true;
+      // Ids must tell the calls apart in the message: a missing or repeated one is made unique.
+      let id = call.toolCallId === undefined || call.toolCallId === '' ? `call-${index}` : call.toolCallId;
+      if (this.usedIds.has(id)) id = `${id}-${index}`;
+      this.usedIds.add(id);
+      call.toolCallId = id;
+      const toolName = call.toolName ?? '';
+      out.push(
+        custom
+          ? { type: 'tool-input-start', toolCallId: id, toolName, inputEncoding: 'text' }
+          : { type: 'tool-input-start', toolCallId: id, toolName },
+      );
+    }
+    if (call.pending !== '') {
+      out.push({ type: 'tool-input-delta', toolCallId: call.toolCallId ?? '', inputTextDelta: call.pending });
+      call.pending = '';
+    }
+  }
+
+  private closeCall(out: UiMessageChunk[], closed: ToolCall): void {
+    const call = this.call(closed.index);
+    call.toolCallId ??= closed.id;
+    call.toolName ??= closed.name;
+    this.startCall(out, closed.index, call, closed.kind === 'custom');
+    out.push({ type: 'tool-input-available', toolCallId: call.toolCallId ?? '', toolName: closed.name, input: closed.args });
+  }
+
+  private finishChunks(out: UiMessageChunk[]): void {
+    this.closePart(out);
+    this.ended = true;
+    out.push(
+      { type: 'finish-step' },
+      this.finishReason === undefined ? { type: 'finish' } : { type: 'finish', finishReason: this.finishReason },
+    );
+  }
+}

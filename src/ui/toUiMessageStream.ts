@@ -1,0 +1,90 @@
+import { Observable, OperatorFunction } from 'rxjs';
+import { SseEncoder } from './SseEncoder.js';
+import { UiMessageEncoder, UiMessageEncoderOptions } from './UiMessageEncoder.js';
+import { UiMessageChunk } from './uiMessageChunks.js';
+import { ChatEvent } from '../types/events.js';
+import { subscribeLinked } from '../internal/subscribeLinked.js';
+
+/**
+ * Maps `ChatEvent`s (after `groupToolCallsByIndex`) to the chunks of the AI SDK's UI message stream,
+ * the protocol `useChat` reads, so a backend written with this library can serve an AI SDK front end
+ * from any provider. Choice 0 only. Every part is opened before its deltas and closed before the step
+ * ends; tool calls stream their input and end with `tool-input-available` and the parsed input; the
+ * finish reason is spelled as the UI spells it (see `UiMessageEncoder`).
+ *
+ * A failure ends the stream with the open part closed and an `error` chunk (its `errorText` this
+ * library's error message, or a fixed text for another error: see `errorText`), then completes: the
+ * client's reader surfaces it as its error. Log the error on the server with `tap({ error })` before
+ * this operator.
+ *
+ * ```
+ * events: --content--content--done--|
+ * out:    --(start start-step text-start text-delta)--text-delta--(text-end finish-step finish|)
+ * ```
+ *
+ * @example
+ * ```ts
+ * import { decodeUtf8, sseFrames, assembleChunks, groupToolCallsByIndex, toUiMessageStream, encodeUiMessageSse } from 'rxjs-llm-stream';
+ *
+ * bytes$
+ *   .pipe(decodeUtf8(), sseFrames(), assembleChunks(), groupToolCallsByIndex(), toUiMessageStream(), encodeUiMessageSse())
+ *   .subscribe((text) => response.write(text));
+ * ```
+ *
+ * @param options The message id and the text sent for an error.
+ * @returns An operator from events to UI message chunks, ending with an `error` chunk on failure.
+ */
+export function toUiMessageStream(options: UiMessageEncoderOptions = {}): OperatorFunction<ChatEvent, UiMessageChunk> {
+  return (source) =>
+    new Observable<UiMessageChunk>((subscriber) => {
+      const encoder = new UiMessageEncoder(options);
+      const send = (chunks: readonly UiMessageChunk[]): void => {
+        for (const chunk of chunks) subscriber.next(chunk);
+      };
+      subscribeLinked(source, subscriber, {
+        next: (event) => send(encoder.encode(event)),
+        error(error) {
+          send(encoder.fail(error));
+          subscriber.complete();
+        },
+        complete() {
+          send(encoder.end());
+          subscriber.complete();
+        },
+      });
+    });
+}
+
+/**
+ * Writes UI message chunks as the protocol's event-stream text: `data: <json>` and a blank line per
+ * chunk, then `data: [DONE]` when the source completes. Send it with `uiMessageStreamHeaders`.
+ *
+ * ```
+ * chunks: --{start}--{finish}--|
+ * text:   --'data: {"type":"start"}\n\n'--'data: {"type":"finish"}\n\n'--('data: [DONE]\n\n'|)
+ * ```
+ *
+ * @example
+ * ```ts
+ * import { encodeUiMessageSse, uiMessageStreamHeaders } from 'rxjs-llm-stream';
+ *
+ * response.writeHead(200, uiMessageStreamHeaders);
+ * chunks$.pipe(encodeUiMessageSse()).subscribe({ next: (text) => response.write(text), complete: () => response.end() });
+ * ```
+ *
+ * @returns An operator from chunks to their text, ending with `[DONE]`.
+ */
+export function encodeUiMessageSse(): OperatorFunction<UiMessageChunk, string> {
+  return (source) =>
+    new Observable<string>((subscriber) => {
+      const encoder = new SseEncoder();
+      const frame = (data: string): string => encoder.encode({ event: 'message', data, id: '' });
+      subscribeLinked(source, subscriber, {
+        next: (chunk) => subscriber.next(frame(JSON.stringify(chunk))),
+        complete() {
+          subscriber.next(frame('[DONE]'));
+          subscriber.complete();
+        },
+      });
+    });
+}
