@@ -21,6 +21,7 @@ import type {
 export type {
   JsonValue,
   FinishReason,
+  FinishReasonTable,
   Usage,
   Timings,
   PromptProgress,
