@@ -140,9 +140,10 @@ export { LlamaCppCompletionParser, llamacppCompletion } from './dialects/llamacp
 export { TypedEventsParser, typedEvents } from './dialects/typed-events/typedEvents.js';
 export { ChatEventsParser, chatEvents } from './dialects/chat-events/chatEvents.js';
 export { AiSdkUiParser, aiSdkUi } from './dialects/ai-sdk-ui/aiSdkUi.js';
-export { dialectFactory } from './dialects/Dialect.js';
-export { JsonDialectParser } from './dialects/base/JsonDialectParser.js';
-export type { DialectParser, DialectFactory, DialectOptions } from './dialects/Dialect.js';
+export { dialectFactory, defineDialect } from './dialects/Dialect.js';
+export { JsonDialectParser, DEFAULT_MAX_PROVIDER_METADATA_CHARS } from './dialects/base/JsonDialectParser.js';
+export type { MetadataPlace } from './dialects/base/JsonDialectParser.js';
+export type { DialectParser, DialectFactory, DialectOptions, Dialect, DialectDefinition } from './dialects/Dialect.js';
 
 export type {
   ChatEvent,
@@ -169,6 +170,8 @@ export type {
   AudioEvent,
   ProviderToolCallEvent,
   ProviderToolResultEvent,
+  ProviderMetadataEvent,
+  ProviderMetadata,
   UnknownEvent,
   FunctionToolCall,
   CustomToolCall,

@@ -16,6 +16,12 @@ export interface DialectOptions {
    * so a provider's new feature can be handled before a release reads it. Default `false`: skipped.
    */
   readonly unknownEvents?: boolean;
+  /**
+   * The most characters of JSON text kept per stream of what the provider sends that no field names
+   * (`providerMetadata`); past it the rest is not kept and the provider's bag says `$capped: true`.
+   * Default 256 Ki (`DEFAULT_MAX_PROVIDER_METADATA_CHARS`).
+   */
+  readonly maxProviderMetadataChars?: number;
 }
 
 /**

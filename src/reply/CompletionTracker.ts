@@ -12,6 +12,8 @@ import {
 import { mergeUsage } from '../internal/mergeUsage.js';
 import { TextBuilder } from '../internal/TextBuilder.js';
 import { CallAssembler, ChoiceCalls } from './CallAssembler.js';
+import { MetadataBag } from './parts/MetadataBag.js';
+import { CHOICE_ZERO_PARTS } from './parts/replyParts.js';
 import { ReplyExtras, withExtras } from './ReplyExtras.js';
 
 /** One choice as far as it has arrived: its text, kept apart from its calls (a `CallAssembler`'s). */
@@ -21,8 +23,10 @@ class ChoiceState {
   readonly reasoningText = new TextBuilder();
   readonly refusalText = new TextBuilder();
   signatures: string[] | undefined = undefined;
-  /** Log probabilities, sources, audio and provider tools: made at the first of them. */
+  /** The parts declared in `REPLY_PARTS` (log probabilities, sources, ...): made at the first of them. */
   extras: ReplyExtras | undefined = undefined;
+  /** What came with each tool call that no field names, by the call's index: made at the first. */
+  callMetadata: Map<number, MetadataBag> | undefined = undefined;
   finishReason: FinishReason | null = null;
   rawFinishReason: string | null = null;
   /**
@@ -59,6 +63,8 @@ export class CompletionTracker {
   private model: string | null = null;
   private usage: Usage | null = null;
   private timings: Timings | null = null;
+  /** What came with the reply as a whole that no field names: made at the first. */
+  private metadata: MetadataBag | undefined = undefined;
   private reasoningTokens = 0;
   private inReasoning = false;
   private readonly calls = new CallAssembler();
@@ -86,13 +92,20 @@ export class CompletionTracker {
           if (this.model === null && event.model !== null) this.model = event.model;
         }
         return;
-      case 'logprobs':
-      case 'source':
-      case 'audio':
-      case 'provider-tool-call':
-      case 'provider-tool-result': {
+      case 'provider-metadata': {
+        if (event.choice === undefined) {
+          (this.metadata ??= new MetadataBag()).apply(event);
+          return;
+        }
         const choice = this.choice(event.choice);
-        (choice.extras ??= new ReplyExtras()).apply(event);
+        if (event.call !== undefined) {
+          const calls = (choice.callMetadata ??= new Map());
+          let bag = calls.get(event.call);
+          if (bag === undefined) calls.set(event.call, (bag = new MetadataBag()));
+          bag.apply(event);
+        } else {
+          (choice.extras ??= new ReplyExtras()).apply(event);
+        }
         this.dropSnapshots(choice);
         return;
       }
@@ -148,7 +161,13 @@ export class CompletionTracker {
         this.timings = event.timings;
         return;
       default:
-      // progress and done change nothing of the completion.
+        // The parts declared in REPLY_PARTS (log probabilities, sources, audio, provider tools).
+        if (ReplyExtras.carries(event)) {
+          const choice = this.choice((event as { readonly choice: number }).choice);
+          (choice.extras ??= new ReplyExtras()).apply(event);
+          this.dropSnapshots(choice);
+        }
+      // progress, unknown and done change nothing of the completion.
     }
   }
 
@@ -178,6 +197,7 @@ export class CompletionTracker {
       inReasoning: this.inReasoning,
       finished: this.finished,
       choices,
+      ...(this.metadata === undefined ? {} : { providerMetadata: this.metadata.view() }),
     };
     return first === undefined ? snapshot : withChoiceParts(snapshot, first);
   }
@@ -207,7 +227,7 @@ export class CompletionTracker {
         content: choice.contentText.value,
         reasoning: choice.reasoningText.value,
         refusal: choice.refusalText.value,
-        toolCalls: choice.calls.closedList(),
+        toolCalls: withCallMetadata(choice.calls.closedList(), choice.callMetadata),
         finishReason: choice.finishReason,
         rawFinishReason: choice.rawFinishReason,
         ...(choice.signatures === undefined ? {} : { reasoningSignatures: [...choice.signatures] }),
@@ -230,6 +250,7 @@ export class CompletionTracker {
         timings: this.timings,
         reasoningTokens: this.reasoningTokens,
         choices,
+        ...(this.metadata === undefined ? {} : { providerMetadata: this.metadata.view() }),
       },
       first,
     );
@@ -250,7 +271,6 @@ export class CompletionTracker {
     return choice;
   }
 
-  /** Drops the snapshots that show `choice`. */
   /** Text of the reply itself (content or refusal): it ends any reasoning before it. */
   private appendText(choice: ChoiceState, builder: TextBuilder, text: string): void {
     builder.append(text);
@@ -258,6 +278,7 @@ export class CompletionTracker {
     this.inReasoning = false;
   }
 
+  /** Drops the snapshots that show `choice`. */
   private dropSnapshots(choice: ChoiceState): void {
     choice.snapshot = undefined;
     this.snapshots = undefined;
@@ -275,7 +296,7 @@ function choiceSnapshot(choice: ChoiceState): ChoiceSnapshot {
     content: choice.contentText.value,
     reasoning: choice.reasoningText.value,
     refusal: choice.refusalText.value,
-    toolCalls: choice.calls.snapshotList(),
+    toolCalls: withCallMetadata(choice.calls.snapshotList(), choice.callMetadata),
     finishReason: choice.finishReason,
     rawFinishReason: choice.rawFinishReason,
   };
@@ -293,7 +314,16 @@ function choiceSnapshot(choice: ChoiceState): ChoiceSnapshot {
 }
 
 /** The fields of a choice that a completion or snapshot shows at its top level too (choice 0's), only those present. */
-const CHOICE_PARTS = ['reasoningSignatures', 'incompleteToolCalls', 'logprobs', 'sources', 'audio', 'providerToolCalls'] as const;
+const CHOICE_PARTS: readonly string[] = ['reasoningSignatures', 'incompleteToolCalls', ...CHOICE_ZERO_PARTS];
+
+/** The calls, each that has provider metadata with it (a copy): the list itself when none has. */
+function withCallMetadata<T extends { readonly index: number }>(calls: readonly T[], metadata: Map<number, MetadataBag> | undefined): T[] {
+  if (metadata === undefined) return calls as T[];
+  return calls.map((call) => {
+    const bag = metadata.get(call.index);
+    return bag === undefined ? call : { ...call, providerMetadata: bag.view() };
+  });
+}
 
 /** `target` with choice 0's optional parts at its top level, getters kept (see `withExtras`). */
 function withChoiceParts<T extends object>(target: T, first: ChoiceSnapshot | CompletionChoice): T {

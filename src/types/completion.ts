@@ -15,6 +15,7 @@ import type {
   Source,
   AudioOutput,
   ProviderToolCall,
+  ProviderMetadata,
 } from './replyParts.js';
 
 /**
@@ -32,6 +33,12 @@ export interface ReplyExtraParts {
   readonly audio?: AudioOutput;
   /** Tools the provider ran itself, with their results (only when any came). */
   readonly providerToolCalls?: readonly ProviderToolCall[];
+  /**
+   * What the provider sent that no field names, by provider (only when any came). On a choice, what
+   * came with that choice; on a completion or a snapshot, what came with the reply as a whole (its
+   * envelope): unlike the parts above, the top level is not choice 0's.
+   */
+  readonly providerMetadata?: ProviderMetadata;
 }
 
 /** One choice of a completion (one per choice when `n > 1`). */
@@ -83,6 +90,8 @@ export interface PartialToolCall {
   /** The parsed arguments, once the call has closed. */
   readonly args?: JsonValue;
   readonly complete: boolean;
+  /** What the provider sent with this call that no field names (only when any came). */
+  readonly providerMetadata?: ProviderMetadata;
 }
 
 /** One choice as far as it has arrived. */

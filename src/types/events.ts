@@ -34,6 +34,7 @@ export type {
   Source,
   AudioOutput,
   ProviderToolCall,
+  ProviderMetadata,
   ToolCallProgress,
 } from './replyParts.js';
 export type { CompletionChoice, Completion, PartialToolCall, ChoiceSnapshot, CompletionSnapshot, ReplyExtraParts } from './completion.js';
@@ -168,6 +169,24 @@ export interface UnknownEvent {
   /** The payload, parsed (a copy: it can be kept). */
   readonly payload: JsonValue;
 }
+/**
+ * What a provider sent that the dialect does not map, kept for the reply (`providerMetadata`): `fields`
+ * merge into the provider's bag (a later value of a field replaces the earlier one), `items` (output
+ * items of a kind the dialect does not know) are appended to its `items`. Without `choice` it belongs
+ * to the reply as a whole; with `call`, to that tool call of the choice.
+ */
+export interface ProviderMetadataEvent {
+  readonly type: 'provider-metadata';
+  /** The namespace: `openai`, `anthropic`, `google`, `bedrock`, ... */
+  readonly provider: string;
+  readonly choice?: number;
+  /** The dense index of the tool call it came with, within `choice`. */
+  readonly call?: number;
+  readonly fields?: { readonly [key: string]: JsonValue };
+  readonly items?: readonly JsonValue[];
+  /** Set once, when the stream sent more than the cap allows: what follows is not kept. */
+  readonly capped?: true;
+}
 /** A choice finished; `raw` is the provider's own value. */
 export interface FinishEvent {
   readonly type: 'finish';
@@ -218,6 +237,7 @@ export type ChatEvent =
   | AudioEvent
   | ProviderToolCallEvent
   | ProviderToolResultEvent
+  | ProviderMetadataEvent
   | UnknownEvent
   | FinishEvent
   | UsageEvent

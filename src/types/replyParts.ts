@@ -71,6 +71,25 @@ export interface PromptProgress {
   readonly timeMs: number;
 }
 
+/**
+ * What a provider sent that no field of the library names, kept as it came and namespaced by provider
+ * (`openai`, `anthropic`, `google`, `bedrock`, ...): fields the dialect does not map (a new one, or one
+ * that must go back on the next turn) by their own names, and output items of a kind it does not know
+ * under `items`, in arrival order. A reply, each choice and each tool call has its own, where any
+ * arrived. `$capped` is `true` when more arrived than `maxProviderMetadataBytes` allows and the rest
+ * was not kept.
+ *
+ * @example
+ * ```ts
+ * import type { ProviderMetadata } from 'rxjs-llm-stream';
+ *
+ * const metadata: ProviderMetadata = { openai: { system_fingerprint: 'fp_1', items: [{ type: 'new_kind' }] } };
+ * ```
+ */
+export interface ProviderMetadata {
+  readonly [provider: string]: { readonly [key: string]: JsonValue };
+}
+
 /** A complete function call, emitted once its arguments are whole and parsed. */
 export interface FunctionToolCall {
   /** Absent or `'function'`: a call whose arguments are JSON. */
@@ -83,6 +102,8 @@ export interface FunctionToolCall {
   readonly arguments: string;
   /** The arguments parsed (`""` parses as `{}`). */
   readonly args: JsonValue;
+  /** What the provider sent with this call that no field names (only when any came). */
+  readonly providerMetadata?: ProviderMetadata;
 }
 
 /**
@@ -102,6 +123,8 @@ export interface CustomToolCall {
    * checks; after a schema that transforms it, what the schema made of it.
    */
   readonly args: JsonValue;
+  /** What the provider sent with this call that no field names (only when any came). */
+  readonly providerMetadata?: ProviderMetadata;
 }
 
 /**

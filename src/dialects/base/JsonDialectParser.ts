@@ -1,7 +1,7 @@
 import { JsonTemplateParser } from '../../json/JsonTemplateParser.js';
 import { SseFrame } from '../../frames/SseParser.js';
 import { LlmStreamError, ProtocolError, ProtocolReason, StreamClosedEarlyError } from '../../errors/errors.js';
-import { ChatEvent } from '../../types/events.js';
+import { ChatEvent, JsonValue } from '../../types/events.js';
 import type { FinishReasonTable } from '../../types/replyParts.js';
 import { normalizeFinishReason } from '../../internal/finishReason.js';
 import { JsonObject, copyJson, excerpt, findText, finiteNumber, isJsonObject, nonEmptyString } from '../../internal/json.js';
@@ -26,6 +26,18 @@ const OUTPUT_EVENTS: ReadonlySet<ChatEvent['type']> = new Set<ChatEvent['type']>
 
 /** The default of `maxToolCalls`: more calls than any real reply makes, fewer than an attack needs. */
 const DEFAULT_MAX_TOOL_CALLS = 1024;
+
+/**
+ * The default of `maxProviderMetadataChars`: 256 Ki characters of JSON text (a byte each for ASCII)
+ * kept per stream of what no field names; a hostile stream cannot grow a reply past it.
+ */
+export const DEFAULT_MAX_PROVIDER_METADATA_CHARS = 256 * 1024;
+
+/** Where kept provider metadata belongs: the reply (nothing), a choice, or a tool call of a choice. */
+export interface MetadataPlace {
+  readonly choice?: number;
+  readonly call?: number;
+}
 
 /**
  * The envelope every JSON dialect shares, so that a dialect is only its mapping from payloads to
@@ -69,6 +81,11 @@ export abstract class JsonDialectParser implements DialectParser {
   protected abstract readonly endSignal: string;
   /** What ended the stream, as "a frame arrived after ___" names it (default: the end signal). */
   protected readonly endedBy: string | undefined = undefined;
+  /**
+   * The namespace of what this format sends that no field names (`providerMetadata.openai`): the
+   * provider, as the AI SDK names it.
+   */
+  protected readonly provider: string = 'unknown';
   /** The format's own finish reasons (its record's `finishReasons`), looked up before the shared ones. */
   protected readonly finishReasons: FinishReasonTable | undefined = undefined;
   /** What a frame is called in messages: `line` for the newline-delimited formats. */
@@ -88,6 +105,18 @@ export abstract class JsonDialectParser implements DialectParser {
 
   private ended = false;
   private readonly maxToolCalls: number;
+  private readonly maxMetadataChars: number;
+  /** Characters of provider metadata kept so far, and whether the cap stopped keeping more. */
+  private metadataChars = 0;
+  private metadataCapped = false;
+  /**
+   * The unmapped keys of each object seen, by identity. With `reuse`, every payload read through one
+   * template is the same objects, so after its first payload a shape's keys are never looked at again:
+   * a chunk whose shape holds only mapped keys costs one lookup per level.
+   */
+  private readonly unmappedKeys = new WeakMap<object, readonly string[]>();
+  /** The last value kept of each unmapped field, per place: a field every chunk repeats is kept once. */
+  private readonly lastKept = new Map<string, Map<string, unknown>>();
   private readonly unknownEvents: boolean;
   /**
    * Where the first reply text sat that no event was read from (`choices[0].text`), looked for only
@@ -116,10 +145,12 @@ export abstract class JsonDialectParser implements DialectParser {
   ) {
     this.strict = options.strict === true;
     this.maxToolCalls = options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
+    this.maxMetadataChars = options.maxProviderMetadataChars ?? DEFAULT_MAX_PROVIDER_METADATA_CHARS;
     this.unknownEvents = options.unknownEvents === true;
     // Replaced by the sink at the first output event: the guard costs nothing after it.
     this.emit = (event) => {
-      if (OUTPUT_EVENTS.has(event.type)) this.emit = sink;
+      // An output item of a kind the dialect does not know is output too: a reply of only such items is whole.
+      if (OUTPUT_EVENTS.has(event.type) || (event.type === 'provider-metadata' && event.items !== undefined)) this.emit = sink;
       sink(event);
     };
   }
@@ -216,6 +247,60 @@ export abstract class JsonDialectParser implements DialectParser {
   /** The provider's error in `payload`, named by this frame. */
   protected providerError(payload: unknown): LlmStreamError {
     return providerErrorFrom(payload, `frame ${this.frameCount}`, this.frameCount);
+  }
+
+  /**
+   * Keeps the fields of `object` that are not in `mapped` (what the dialect reads there, or knows to
+   * carry nothing) as provider metadata of `place`, copied; a field whose value is the one kept last
+   * time is not kept again. A shape of mapped keys only is remembered: its next payloads cost a lookup.
+   */
+  protected keepUnmapped(object: JsonObject, mapped: ReadonlySet<string>, place: MetadataPlace = {}): void {
+    let keys = this.unmappedKeys.get(object);
+    if (keys === undefined) {
+      const found: string[] = [];
+      for (const key of Object.keys(object)) if (!mapped.has(key)) found.push(key);
+      this.unmappedKeys.set(object, (keys = found));
+    }
+    if (keys.length === 0) return;
+    const last = this.lastKeptAt(place);
+    let fields: { [key: string]: JsonValue } | undefined;
+    for (const key of keys) {
+      const value = object[key];
+      if (value === undefined) continue;
+      // Scalars are compared as they are, objects by their text: both are kept again only when changed.
+      const seen = typeof value === 'object' && value !== null ? JSON.stringify(value) : value;
+      if (last.has(key) && last.get(key) === seen) continue;
+      last.set(key, seen);
+      (fields ??= {})[key] = copyJson(value);
+    }
+    if (fields !== undefined) this.keepMetadata({ ...place, fields });
+  }
+
+  /**
+   * Keeps an output item of a kind the dialect does not know (a content block, an output item, a
+   * part), copied, as provider metadata of `place`. It counts as output: a reply of only such items
+   * is a whole reply, not one that lost its text.
+   */
+  protected keepItem(item: unknown, place: MetadataPlace = {}): void {
+    this.keepMetadata({ ...place, items: [copyJson(item)] });
+  }
+
+  private keepMetadata(kept: MetadataPlace & { readonly fields?: { [key: string]: JsonValue }; readonly items?: JsonValue[] }): void {
+    if (this.metadataCapped) return;
+    this.metadataChars += JSON.stringify(kept.fields ?? kept.items).length;
+    if (this.metadataChars > this.maxMetadataChars) {
+      this.metadataCapped = true;
+      this.emit({ type: 'provider-metadata', provider: this.provider, capped: true });
+      return;
+    }
+    this.emit({ type: 'provider-metadata', provider: this.provider, ...kept });
+  }
+
+  private lastKeptAt(place: MetadataPlace): Map<string, unknown> {
+    const key = place.choice === undefined ? '' : place.call === undefined ? `${place.choice}` : `${place.choice}:${place.call}`;
+    let last = this.lastKept.get(key);
+    if (last === undefined) this.lastKept.set(key, (last = new Map()));
+    return last;
   }
 
   /** The dense index of a new call in `choice`; more than `maxToolCalls` is a `ProtocolError`. */

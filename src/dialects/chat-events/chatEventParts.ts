@@ -1,11 +1,11 @@
-import { ChatEvent, IncompleteToolCall, ProviderToolCall, Source, TokenLogprob } from '../../types/events.js';
-import { JsonObject, copyJson } from '../../internal/json.js';
+import { ChatEvent, IncompleteToolCall, JsonValue, ProviderToolCall, Source, TokenLogprob } from '../../types/events.js';
+import { JsonObject, copyJson, isJsonObject } from '../../internal/json.js';
 import { EventFields } from './EventFields.js';
 
 /**
  * Reads the events of this library's own stream that carry the parts of a reply beside its text
  * (`toMessageEvents` writes them as JSON): a cut call, log probabilities, a source, audio, a tool the
- * provider ran and its result, an unknown payload passed on. Undefined for another type. Values
+ * provider ran and its result, what the provider sent that no field names, an unknown payload passed on. Undefined for another type. Values
  * kept in an event are copies: the payload's objects are reused for the next frame.
  */
 export function readReplyPartEvent(type: string, payload: JsonObject, fields: EventFields): ChatEvent | undefined {
@@ -62,6 +62,21 @@ export function readReplyPartEvent(type: string, payload: JsonObject, fields: Ev
         id: fields.textField(payload, 'id'),
         result: copyJson(payload['result'] ?? null),
       };
+    case 'provider-metadata': {
+      const fieldsValue = payload['fields'];
+      const items = payload['items'];
+      if (fieldsValue !== undefined && !isJsonObject(fieldsValue)) throw fields.fail('fields is not an object');
+      if (items !== undefined && !Array.isArray(items)) throw fields.fail('items is not an array');
+      return {
+        type,
+        provider: fields.textField(payload, 'provider'),
+        ...(payload['choice'] === undefined ? {} : { choice: fields.indexField(payload, 'choice') }),
+        ...(payload['call'] === undefined ? {} : { call: fields.indexField(payload, 'call') }),
+        ...(fieldsValue === undefined ? {} : { fields: copyJson(fieldsValue) as { [key: string]: JsonValue } }),
+        ...(items === undefined ? {} : { items: copyJson(items) as JsonValue[] }),
+        ...(payload['capped'] === true ? { capped: true as const } : {}),
+      };
+    }
     case 'unknown':
       return {
         type,
