@@ -31,6 +31,7 @@ const config: Config = {
     '^(\\.{1,2}/.*)\\.js$': '$1',
     '^rxjs-llm-stream$': '<rootDir>/src/index.ts',
     '^rxjs-llm-stream/testing$': '<rootDir>/src/testing/index.ts',
+    '^rxjs-llm-stream/core$': '<rootDir>/src/core/index.ts',
   },
 };
 

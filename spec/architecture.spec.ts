@@ -10,7 +10,7 @@ import { root } from './support/build';
 const SRC = join(root, 'src');
 
 /** The entry points: they re-export operators without being operators themselves. */
-const ENTRIES = new Set(['index.ts', 'testing/index.ts', 'relay/index.ts']);
+const ENTRIES = new Set(['index.ts', 'core/index.ts', 'testing/index.ts', 'relay/index.ts']);
 
 function sourceFiles(folder: string): string[] {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {

@@ -103,6 +103,7 @@ function typeCheck(all: readonly Block[]): Map<string, string[]> {
     paths: {
       'rxjs-llm-stream': [join(root, 'src', 'index.ts')],
       'rxjs-llm-stream/testing': [join(root, 'src', 'testing', 'index.ts')],
+      'rxjs-llm-stream/core': [join(root, 'src', 'core', 'index.ts')],
       'rxjs-llm-stream/relay': [join(root, 'src', 'relay', 'index.ts')],
     },
   };

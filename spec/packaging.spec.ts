@@ -121,10 +121,11 @@ describe('the packed package', () => {
       'CHANGELOG.md',
       'LICENSE',
       'README.md',
+      // The cores', the relay's and the test kit's entries for resolvers that read no exports map (TypeScript's node10, old bundlers).
+      'core/package.json',
       'marbles/dialects/llamacpp-chat.sse',
       'marbles/openai/truncated-in-arguments.sse',
       'package.json',
-      // The relay's and the test kit's entries for resolvers that read no exports map (TypeScript's node10, old bundlers).
       'relay/package.json',
       'testing/package.json',
     ]);
@@ -143,6 +144,10 @@ describe('the packed package', () => {
         'dist/cjs/relay/index.d.ts',
         'dist/esm/relay/index.js',
         'dist/esm/relay/index.d.ts',
+        'dist/cjs/core/index.js',
+        'dist/cjs/core/index.d.ts',
+        'dist/esm/core/index.js',
+        'dist/esm/core/index.d.ts',
       ]),
     );
     // The CLI runs as CommonJS only, and no entry point exports it: no ES build, no type files.
@@ -174,9 +179,10 @@ describe('the packed package', () => {
       analysis: { entrypoints: Record<string, { resolutions: Record<string, { resolution?: { fileName: string } }> }> };
     };
     expect(Object.keys(report.problems)).toEqual([]);
-    // The main entry, the test kit's and the relay's, each to its own build's types.
+    // The main entry, the cores', the test kit's and the relay's, each to its own build's types.
     for (const [entry, folder] of [
       ['.', 'dist'],
+      ['./core', 'dist/core'],
       ['./testing', 'dist/testing'],
       ['./relay', 'dist/relay'],
     ] as const) {

@@ -1,6 +1,7 @@
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import fc from 'fast-check';
-import { AwsEventStreamParser, ProtocolError, ProviderError, StreamClosedEarlyError, type SseFrame } from '../../src/index';
+import { AwsEventStreamParser } from '../../src/core/index';
+import { ProtocolError, ProviderError, StreamClosedEarlyError, type SseFrame } from '../../src/index';
 import { crc32 } from '../../src/internal/crc32';
 import { chunksOf, splitAt } from '../support/chunking';
 import { codec, concat, eventMessage, exceptionMessage } from '../support/awsEventStream';

@@ -52,7 +52,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  *
  * @example
  * ```ts
- * import { AwsEventStreamParser } from 'rxjs-llm-stream';
+ * import { AwsEventStreamParser } from 'rxjs-llm-stream/core';
  *
  * const parser = new AwsEventStreamParser((frame) => console.log(frame.event, frame.data));
  * parser.push(firstBytes);

@@ -12,7 +12,7 @@ const BOM = 0xfeff;
  *
  * @example
  * ```ts
- * import { LineSplitter, type LineSink } from 'rxjs-llm-stream';
+ * import { LineSplitter, type LineSink } from 'rxjs-llm-stream/core';
  *
  * const lengths: LineSink = { line: (text, start, end) => console.log(end - start) };
  * new LineSplitter(lengths, 1024).push('ab\ncde\n'); // logs 2, then 3
@@ -35,7 +35,7 @@ export interface LineSink {
  *
  * @example
  * ```ts
- * import { LineSplitter } from 'rxjs-llm-stream';
+ * import { LineSplitter } from 'rxjs-llm-stream/core';
  *
  * const lines = new LineSplitter((line) => console.log(line), 1024);
  * lines.push('a\r');

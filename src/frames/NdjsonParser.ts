@@ -17,7 +17,7 @@ export interface NdjsonParserOptions {
  *
  * @example
  * ```ts
- * import { NdjsonParser } from 'rxjs-llm-stream';
+ * import { NdjsonParser } from 'rxjs-llm-stream/core';
  *
  * const parser = new NdjsonParser((frame) => console.log(JSON.parse(frame.data)));
  * parser.push('{"done":fal');

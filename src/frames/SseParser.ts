@@ -57,7 +57,7 @@ const LOWER_T = 116;
  *
  * @example
  * ```ts
- * import { SseParser } from 'rxjs-llm-stream';
+ * import { SseParser } from 'rxjs-llm-stream/core';
  *
  * const parser = new SseParser((frame) => console.log(frame.data));
  * parser.push('data: hel');

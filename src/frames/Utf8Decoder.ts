@@ -44,7 +44,7 @@ function wholeChunkDecoder(fatal: boolean): TextDecoder {
  *
  * @example
  * ```ts
- * import { Utf8Decoder } from 'rxjs-llm-stream';
+ * import { Utf8Decoder } from 'rxjs-llm-stream/core';
  *
  * const decoder = new Utf8Decoder();
  * decoder.push(new Uint8Array([0x63, 0x61, 0x66, 0xc3])); // 'caf'

@@ -67,7 +67,7 @@ const QUOTE = 34;
  *
  * @example
  * ```ts
- * import { JsonTemplateParser } from 'rxjs-llm-stream';
+ * import { JsonTemplateParser } from 'rxjs-llm-stream/core';
  *
  * const json = new JsonTemplateParser();
  * json.parse('{"id":"a","delta":{"content":"Hel"}}');

@@ -58,7 +58,7 @@ const BACKSLASH = 0x5c;
  *
  * @example
  * ```ts
- * import { PartialJson } from 'rxjs-llm-stream';
+ * import { PartialJson } from 'rxjs-llm-stream/core';
  *
  * const preview = new PartialJson();
  * preview.push('{"query":"weather in Zü');

@@ -9,7 +9,8 @@
  *
  * @example
  * ```ts
- * import { PartialJson, type PartialJsonOptions } from 'rxjs-llm-stream';
+ * import { type PartialJsonOptions } from 'rxjs-llm-stream';
+ * import { PartialJson } from 'rxjs-llm-stream/core';
  *
  * const options: PartialJsonOptions = { maxDepth: 16, maxSize: 64 * 1024 };
  * const preview = new PartialJson(options);
@@ -40,7 +41,8 @@ export type PartialJsonStop = 'invalid-json' | 'max-depth' | 'max-size';
  *
  * @example
  * ```ts
- * import { PartialJson, DEFAULT_PREVIEW_MAX_DEPTH } from 'rxjs-llm-stream';
+ * import { DEFAULT_PREVIEW_MAX_DEPTH } from 'rxjs-llm-stream';
+ * import { PartialJson } from 'rxjs-llm-stream/core';
  *
  * const shallow = new PartialJson({ maxDepth: DEFAULT_PREVIEW_MAX_DEPTH / 4 });
  * ```
@@ -51,7 +53,8 @@ export const DEFAULT_PREVIEW_MAX_DEPTH = 64;
  *
  * @example
  * ```ts
- * import { PartialJson, DEFAULT_PREVIEW_MAX_CHARS } from 'rxjs-llm-stream';
+ * import { DEFAULT_PREVIEW_MAX_CHARS } from 'rxjs-llm-stream';
+ * import { PartialJson } from 'rxjs-llm-stream/core';
  *
  * const roomy = new PartialJson({ maxSize: 4 * DEFAULT_PREVIEW_MAX_CHARS });
  * ```

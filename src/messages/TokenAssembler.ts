@@ -39,7 +39,7 @@ interface MessageState {
  *
  * @example
  * ```ts
- * import { TokenAssembler } from 'rxjs-llm-stream';
+ * import { TokenAssembler } from 'rxjs-llm-stream/core';
  *
  * const assembler = new TokenAssembler();
  * assembler.apply({ id: 'm', delta: 'hel' });              // null

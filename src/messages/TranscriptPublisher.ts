@@ -39,7 +39,7 @@ export interface TranscriptDelta<T = string> {
  *
  * @example
  * ```ts
- * import { TranscriptPublisher } from 'rxjs-llm-stream';
+ * import { TranscriptPublisher } from 'rxjs-llm-stream/core';
  *
  * const publisher = new TranscriptPublisher();
  * publisher.publish('Hel');                    // 'Hel'
@@ -112,7 +112,7 @@ export class TranscriptPublisher {
  *
  * @example
  * ```ts
- * import { Utf8TranscriptPublisher } from 'rxjs-llm-stream';
+ * import { Utf8TranscriptPublisher } from 'rxjs-llm-stream/core';
  *
  * const publisher = new Utf8TranscriptPublisher();
  * publisher.publish(new Uint8Array([0x63, 0x61, 0x66, 0xc3]));       // [63 61 66] ('caf')
@@ -191,7 +191,7 @@ export class Utf8TranscriptPublisher {
  *
  * @example
  * ```ts
- * import { transcriptCommonPrefix } from 'rxjs-llm-stream';
+ * import { transcriptCommonPrefix } from 'rxjs-llm-stream/core';
  *
  * transcriptCommonPrefix('a\ud83d\ude00', 'a\ud83d\ude01'); // 1, not 2: no half emoji
  * ```
@@ -221,7 +221,7 @@ export function transcriptCommonPrefix(a: string | Uint8Array, b: string | Uint8
  *
  * @example
  * ```ts
- * import { transcriptPublishableEnd } from 'rxjs-llm-stream';
+ * import { transcriptPublishableEnd } from 'rxjs-llm-stream/core';
  *
  * transcriptPublishableEnd('hi \ud83d');                            // 3
  * transcriptPublishableEnd(new Uint8Array([0x68, 0x69, 0xe2, 0x82])); // 2

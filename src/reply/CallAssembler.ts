@@ -32,7 +32,7 @@ const NOTHING_FINISHED: FinishedCalls = { closed: [], incomplete: [] };
  *
  * @example
  * ```ts
- * import { CallAssembler } from 'rxjs-llm-stream';
+ * import { CallAssembler } from 'rxjs-llm-stream/core';
  *
  * const calls = new CallAssembler();
  * calls.addFragment({ type: 'tool-call-delta', choice: 0, index: 0, id: 'call_1', name: 'get_time', arguments: '{"tz":' });

@@ -51,7 +51,7 @@ class ChoiceState {
  *
  * @example
  * ```ts
- * import { CompletionTracker } from 'rxjs-llm-stream';
+ * import { CompletionTracker } from 'rxjs-llm-stream/core';
  *
  * const tracker = new CompletionTracker();
  * for (const event of events) tracker.apply(event);

@@ -7,7 +7,7 @@ import type { PartialJsonOptions } from '../json/PartialJson.js';
  *
  * @example
  * ```ts
- * import { StructuredJson, type StructuredJsonOptions } from 'rxjs-llm-stream';
+ * import { StructuredJson, type StructuredJsonOptions } from 'rxjs-llm-stream/core';
  *
  * const options: StructuredJsonOptions = { elementsAt: ['items'], maxSize: 4 * 1024 * 1024 };
  * const reader = new StructuredJson(options);
@@ -35,7 +35,7 @@ export interface StructuredJsonOptions extends PartialJsonOptions {
  *
  * @example
  * ```ts
- * import { StructuredJson } from 'rxjs-llm-stream';
+ * import { StructuredJson } from 'rxjs-llm-stream/core';
  *
  * const reader = new StructuredJson({ elementsAt: ['steps'] });
  * reader.push('{"title":"Plan","steps":[{"do":"a"},{"do":');

@@ -11,7 +11,7 @@ import type { StructuredJsonOptions } from './StructuredJson.js';
  *
  * @example
  * ```ts
- * import { StructuredOutputReader, type StructuredOutputReaderOptions } from 'rxjs-llm-stream';
+ * import { StructuredOutputReader, type StructuredOutputReaderOptions } from 'rxjs-llm-stream/core';
  *
  * const options: StructuredOutputReaderOptions = { from: { tool: 'record_summary' }, elementsAt: ['items'] };
  * const reader = new StructuredOutputReader(options);
@@ -32,7 +32,7 @@ export interface StructuredOutputReaderOptions extends StructuredJsonOptions {
  *
  * @example
  * ```ts
- * import { StructuredOutputReader } from 'rxjs-llm-stream';
+ * import { StructuredOutputReader } from 'rxjs-llm-stream/core';
  *
  * const reader = new StructuredOutputReader();
  * reader.apply({ type: 'content', choice: 0, text: '{"title":"Pl' }); // true: the output changed

@@ -8,7 +8,7 @@ import { SseFrame } from '../frames/SseParser.js';
  *
  * @example
  * ```ts
- * import { SseEncoder } from 'rxjs-llm-stream';
+ * import { SseEncoder } from 'rxjs-llm-stream/core';
  *
  * const encoder = new SseEncoder();
  * encoder.encode({ event: 'message', data: 'a\nb', id: '' }); // 'data: a\ndata: b\n\n'

@@ -7,7 +7,8 @@ import { UiFinishReason, UiMessageChunk } from './uiMessageChunks.js';
  *
  * @example
  * ```ts
- * import { UiMessageEncoder, type UiMessageEncoderOptions } from 'rxjs-llm-stream';
+ * import { type UiMessageEncoderOptions } from 'rxjs-llm-stream';
+ * import { UiMessageEncoder } from 'rxjs-llm-stream/core';
  *
  * const options: UiMessageEncoderOptions = { messageId: 'msg-1', errorText: () => 'the model is unavailable' };
  * const encoder = new UiMessageEncoder(options);
@@ -63,7 +64,7 @@ function defaultErrorText(error: unknown): string {
  *
  * @example
  * ```ts
- * import { UiMessageEncoder } from 'rxjs-llm-stream';
+ * import { UiMessageEncoder } from 'rxjs-llm-stream/core';
  *
  * const encoder = new UiMessageEncoder();
  * encoder.encode({ type: 'content', choice: 0, text: 'Hi' });

@@ -49,6 +49,7 @@ interface UiCall {
  */
 export class AiSdkUiParser extends JsonDialectParser {
   protected readonly endSignal = '[DONE]';
+  protected override readonly provider = 'ai-sdk';
   protected override readonly doneFrame = 'end';
   private readonly calls = new Map<string, UiCall>();
   /** Calls the provider ran: their chunks are skipped. */

@@ -53,6 +53,7 @@ import { describeValue, hasError } from '../base/payloadValues.js';
  */
 export class AnthropicParser extends AnthropicBlockParser {
   protected readonly endSignal = 'message_stop';
+  protected override readonly provider = 'anthropic';
   // Not Anthropic's: a gateway's habit. The reply still ends only at message_stop.
   protected override readonly doneFrame = 'foreign';
   protected override readonly formatName = 'Anthropic';

@@ -207,7 +207,8 @@ export abstract class JsonDialectParser implements DialectParser {
 
   /**
    * A payload of a type the dialect does not know: skipped, or with `unknownEvents` passed on as an
-   * `unknown` event carrying a copy of it.
+   * `unknown` event carrying a copy of it. (An output item of a kind the dialect does not know is not
+   * this: it is part of the reply, kept by `keepItem`.)
    */
   protected unknown(payload: JsonObject, frame: SseFrame): void {
     if (!this.unknownEvents) return;

@@ -46,6 +46,7 @@ export const CONVERSE_EVENTS: ReadonlySet<string> = new Set([
  */
 export class BedrockConverseParser extends JsonDialectParser {
   protected readonly endSignal = 'messageStop';
+  protected override readonly provider = 'bedrock';
   private readonly usage = new AnthropicUsage();
   /** The dense call index of each open tool-use block, by `contentBlockIndex`. */
   private readonly calls = new Map<number, number>();

@@ -38,6 +38,7 @@ const FINISH_REASONS: ReadonlySet<string> = new Set<FinishReason>(['stop', 'leng
  */
 export class ChatEventsParser extends JsonDialectParser {
   protected readonly endSignal = 'its done event';
+  protected override readonly provider = 'chat-events';
   protected override readonly endedBy = 'the done event';
   private readonly fields = new EventFields((what) => this.protocolError(what));
   /** The calls seen in each choice, so that `maxToolCalls` holds here too. */

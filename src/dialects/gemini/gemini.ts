@@ -60,6 +60,7 @@ const CHUNK_KEYS = ['candidates', 'promptFeedback', 'usageMetadata', 'responseId
  */
 export class GeminiParser extends JsonDialectParser {
   protected readonly endSignal = 'a finishReason';
+  protected override readonly provider = 'google';
   // The finish chunk ends the reply; a proxy's trailing `[DONE]` or keep-alive must not undo it.
   protected override readonly endedBy = 'the chunk that finished the stream';
   private responseId: string | undefined = undefined;

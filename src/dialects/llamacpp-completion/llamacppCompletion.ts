@@ -49,6 +49,7 @@ const LEGACY_STOP_FLAGS: readonly (readonly [field: string, stopType: string])[]
  */
 export class LlamaCppCompletionParser extends JsonDialectParser {
   protected readonly endSignal = 'a chunk with stop: true';
+  protected override readonly provider = 'llamacpp';
   protected override readonly endedBy = 'the chunk with stop: true';
   // llama.cpp sends [DONE] only on its OpenAI-compatible endpoints; a proxy may add one here.
   protected override readonly doneFrame = 'foreign';

@@ -45,6 +45,7 @@ import { buildUsage } from '../base/usage.js';
  */
 export class OllamaParser extends JsonDialectParser {
   protected readonly endSignal = 'a "done": true line';
+  protected override readonly provider = 'ollama';
   protected override readonly endedBy = 'the "done": true line';
   protected override readonly unit = 'line';
   private started = false;

@@ -48,6 +48,7 @@ const STRICT_FINISH_REASONS = new Set(['stop', 'tool_calls', 'length', 'function
  */
 export class OpenAiChatParser extends OpenAiChatCallReader {
   protected readonly endSignal = '[DONE]';
+  protected override readonly provider = 'openai';
   protected override readonly doneFrame = 'end';
   // Like the official SDK, stop reading at [DONE]: nothing after it belongs to this reply.
   protected override readonly afterEnd = 'ignore';

@@ -55,6 +55,7 @@ const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['response.completed', 'res
  */
 export class OpenAiResponsesParser extends ResponsesItemsParser {
   protected readonly endSignal = 'response.completed, response.incomplete or response.failed';
+  protected override readonly provider = 'openai';
   // The terminal event is the last word on this reply: the connection should close after it.
   protected override readonly afterEnd = 'ignore';
   private responseId: string | undefined = undefined;

@@ -33,6 +33,7 @@ import { describeValue, hasError } from '../base/payloadValues.js';
  */
 export class TypedEventsParser extends JsonDialectParser {
   protected readonly endSignal = '[DONE]';
+  protected override readonly provider = 'typed-events';
   protected override readonly doneFrame = 'end';
   /** Each stream index's dense call index, and whether that call is still open. */
   private readonly calls = new Map<number, { readonly index: number; open: boolean }>();
