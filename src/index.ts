@@ -75,6 +75,7 @@ export type { NodeReadableLike } from './io/NodeReadableLike.js';
 export { STREAM_CONTENT_TYPES } from './io/checkedBody.js';
 export type { ResponseCheckOptions } from './io/checkedBody.js';
 export { assembleChunks } from './reply/assembleChunks.js';
+export { assembleChunksWith } from './reply/assembleChunksWith.js';
 export type { AssembleChunksOptions } from './reply/assembleChunks.js';
 export type { DialectName } from './dialects/registry.js';
 export { DIALECTS, DIALECT_LIST } from './dialects/registry.js';
