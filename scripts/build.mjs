@@ -1,5 +1,5 @@
 // Builds dist/esm (ES modules) and dist/cjs (CommonJS), each with its .d.ts files and a package.json
-// that tells Node which module system the folder holds.
+// that tells Node which module system the folder holds and bundlers that its modules can be dropped.
 //
 // The CLI (src/cli) is built into dist/cjs only: the bin points there, and its code finds the
 // package through `__dirname`, which an ES module does not have. Its .d.ts files are removed: no
@@ -61,6 +61,8 @@ for (const [folder, type] of [
   ['dist/cjs', 'commonjs'],
 ]) {
   mkdirSync(join(root, folder), { recursive: true });
-  writeFileSync(join(root, folder, 'package.json'), JSON.stringify({ type }) + '\n');
+  // `sideEffects: false` too: a bundler reads the package.json nearest to each file, which is this one,
+  // not the package's own; without it every module the entry re-exports stays in an app's bundle.
+  writeFileSync(join(root, folder, 'package.json'), JSON.stringify({ type, sideEffects: false }) + '\n');
 }
 console.log('built dist/esm and dist/cjs');

@@ -36,6 +36,7 @@ export { typedEvents } from './dialects/typed-events/typedEvents.js';
 
 // reply: events to the completion
 export { assembleChunks } from './reply/assembleChunks.js';
+export { assembleChunksWith } from './reply/assembleChunksWith.js';
 export type { AssembleChunksOptions } from './reply/assembleChunks.js';
 export type { ToolArgumentsPredicate, ToolValidator } from './reply/checkToolCall.js';
 export { estimateTokenUsage } from './reply/estimateTokenUsage.js';

@@ -1,10 +1,10 @@
-import { Observable, OperatorFunction } from 'rxjs';
+import { OperatorFunction } from 'rxjs';
 import { SseFrame } from '../frames/SseParser.js';
 import { DialectFactory, DialectOptions } from '../dialects/Dialect.js';
 import { DIALECTS, DialectName } from '../dialects/registry.js';
 import { autoDialect } from '../dialects/auto.js';
 import { ChatEvent } from '../types/events.js';
-import { subscribeLinked } from '../internal/subscribeLinked.js';
+import { assembleChunksWith } from './assembleChunksWith.js';
 
 /** Options of `assembleChunks`. */
 export interface AssembleChunksOptions extends DialectOptions {
@@ -26,6 +26,10 @@ export interface AssembleChunksOptions extends DialectOptions {
  * it errors with `StreamClosedEarlyError`. An error payload inside the
  * stream is a `ProviderError`; a payload that is not JSON of the expected shape, or a fragment that
  * belongs to no call, is a `ProtocolError`. Unknown fields are ignored.
+
+A name is looked up in the registry, which holds every dialect, so a browser bundle that calls
+`assembleChunks` holds them all; `assembleChunksWith(openaiChat)` reads the same and bundles only the
+dialect it is given.
  *
  * Intuition: the per-chunk half of an assembler; `finalizeCompletion` is the other half.
  *
@@ -50,15 +54,5 @@ export function assembleChunks(options: AssembleChunksOptions = {}): OperatorFun
   const dialect = options.dialect ?? 'auto';
   const factory = typeof dialect === 'function' ? dialect : dialect === 'auto' ? autoDialect : DIALECTS[dialect];
   if (factory === undefined) throw new TypeError(`assembleChunks: unknown dialect ${JSON.stringify(dialect)}`);
-  return (source) =>
-    new Observable<ChatEvent>((subscriber) => {
-      const parser = factory((event) => subscriber.next(event), options);
-      subscribeLinked(source, subscriber, {
-        next: (frame) => parser.push(frame),
-        complete() {
-          parser.end();
-          subscriber.complete();
-        },
-      });
-    });
+  return assembleChunksWith(factory, options);
 }

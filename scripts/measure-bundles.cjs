@@ -1,0 +1,124 @@
+// The browser bundles of the package as a new user makes them: a module of a few lines that imports
+// from 'rxjs-llm-stream', bundled and minified by esbuild for the browser (rxjs included), then
+// gzipped at zlib's default level. Shared by scripts/bundle-size.mjs, which prints the table, and
+// spec/bundleSize.spec.ts, which holds each bundle to its budget. Measures the built dist/ of this
+// checkout (`npm run build` first).
+//
+// CommonJS, so that both can load it: the script is an ES module, and Jest runs the specs as
+// CommonJS, where a dynamic `import()` of an ES module is refused.
+'use strict';
+/* eslint-disable @typescript-eslint/no-require-imports -- a CommonJS module, for the reason above */
+
+const { existsSync } = require('node:fs');
+const { join } = require('node:path');
+const { gzipSync } = require('node:zlib');
+const esbuild = require('esbuild');
+
+const root = join(__dirname, '..');
+
+const KIB = 1024;
+
+/** The bytes of a stream, as an app gets them from `fetch`: a plain `Observable` of rxjs, nothing heavier. */
+const SOURCE = `import { Observable } from 'rxjs';
+
+const bytes$ = new Observable<Uint8Array>((subscriber) => {
+  subscriber.next(new TextEncoder().encode('data: {}\\n\\n'));
+  subscriber.complete();
+});
+`;
+
+/**
+ * The bundles measured, each the module a user would write. `budget` is what the spec allows;
+ * `goal` is where the bundle should be (README.md, "Bundle size"): where the two differ, the budget
+ * is today's size with a little room, so that growth fails the spec while the goal is out of reach.
+ */
+const BUNDLE_ENTRIES = [
+  {
+    name: 'frames',
+    title: 'decodeUtf8 + sseFrames',
+    budget: 8 * KIB,
+    goal: 8 * KIB,
+    code: `${SOURCE}import { decodeUtf8, sseFrames } from 'rxjs-llm-stream';
+
+bytes$.pipe(decodeUtf8(), sseFrames()).subscribe((frame) => console.log(frame.data));
+`,
+  },
+  {
+    name: 'openai-chat',
+    title: 'README pipeline, assembleChunksWith(openaiChat)',
+    budget: 22 * KIB,
+    goal: 15 * KIB,
+    code: `${SOURCE}import {
+  decodeUtf8,
+  sseFrames,
+  assembleChunksWith,
+  openaiChat,
+  groupToolCallsByIndex,
+  finalizeCompletion,
+} from 'rxjs-llm-stream';
+
+bytes$
+  .pipe(decodeUtf8(), sseFrames(), assembleChunksWith(openaiChat), groupToolCallsByIndex(), finalizeCompletion())
+  .subscribe((completion) => console.log(completion.content));
+`,
+  },
+  {
+    name: 'auto',
+    title: 'README pipeline, assembleChunks() (auto)',
+    budget: 40 * KIB,
+    goal: 30 * KIB,
+    code: `${SOURCE}import { decodeUtf8, sseFrames, assembleChunks, groupToolCallsByIndex, finalizeCompletion } from 'rxjs-llm-stream';
+
+bytes$
+  .pipe(decodeUtf8(), sseFrames(), assembleChunks(), groupToolCallsByIndex(), finalizeCompletion())
+  .subscribe((completion) => console.log(completion.content));
+`,
+  },
+];
+
+/**
+ * A path of the metafile (relative to the checkout, with `/` on every system), short:
+ * `dist/esm/frames/SseParser.js`, `rxjs/dist/esm5/internal/Observable.js`.
+ */
+function shortPath(path) {
+  const inPackages = path.lastIndexOf('node_modules/');
+  return inPackages === -1 ? path : path.slice(inPackages + 'node_modules/'.length);
+}
+
+/**
+ * Bundles one entry and measures it: the minified and gzipped bytes, and the minified bytes each
+ * input file left in the bundle (esbuild's metafile), largest first.
+ */
+async function measureBundle(entry) {
+  if (!existsSync(join(root, 'dist', 'esm', 'index.js'))) throw new Error('dist/ is not built: run `npm run build` first');
+  const result = await esbuild.build({
+    stdin: { contents: entry.code, loader: 'ts', resolveDir: root, sourcefile: `${entry.name}.ts` },
+    absWorkingDir: root,
+    bundle: true,
+    minify: true,
+    platform: 'browser',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+    // The entry sits in this checkout, so 'rxjs-llm-stream' resolves to the package itself through
+    // its "exports" (a self-reference: the same files an installed copy's map leads to). Without
+    // this, esbuild would read the checkout's tsconfig.json, whose `paths` send the name to src/.
+    tsconfigRaw: '{}',
+  });
+  const code = result.outputFiles[0].contents;
+  const output = Object.values(result.metafile.outputs)[0];
+  const inputs = Object.entries(output.inputs)
+    .map(([path, input]) => ({ path: shortPath(path), bytes: input.bytesInOutput }))
+    .filter((input) => input.bytes > 0)
+    .sort((a, b) => b.bytes - a.bytes || a.path.localeCompare(b.path));
+  return { entry, minified: code.length, gzipped: gzipSync(code).length, inputs };
+}
+
+/** Every entry of `BUNDLE_ENTRIES`, measured one after the other (the sizes do not depend on the order). */
+async function measureBundles() {
+  const measured = [];
+  for (const entry of BUNDLE_ENTRIES) measured.push(await measureBundle(entry));
+  return measured;
+}
+
+module.exports = { BUNDLE_ENTRIES, measureBundle, measureBundles };
