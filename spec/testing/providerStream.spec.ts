@@ -208,7 +208,7 @@ describe('providerStream: faults', () => {
 
   it('refuses a fault it does not know, and a format it does not know', () => {
     expect(() => providerStream(testReply('a'), 'openai-chat', { fault: 'reset' as never })).toThrow(TypeError);
-    expect(() => providerStream(testReply('a'), 'cohere' as never)).toThrow(TypeError);
+    expect(() => providerStream(testReply('a'), 'no-such-format' as never)).toThrow(TypeError);
   });
 });
 

@@ -3,6 +3,7 @@ import { anthropic } from './anthropic/anthropic.js';
 import { bedrockConverse } from './bedrock-converse/bedrockConverse.js';
 import { bedrockInvoke } from './bedrock-invoke/bedrockInvoke.js';
 import { chatEvents } from './chat-events/chatEvents.js';
+import { cohere } from './cohere/cohere.js';
 import { Dialect } from './Dialect.js';
 import { gemini } from './gemini/gemini.js';
 import { llamacppCompletion } from './llamacpp-completion/llamacppCompletion.js';
@@ -29,6 +30,7 @@ export const DIALECT_LIST = [
   anthropic,
   openaiResponses,
   typedEvents,
+  cohere,
   gemini,
   openaiChat,
   ollama,

@@ -3,6 +3,7 @@ import { anthropicWriter } from '../dialects/anthropic/anthropicWriter.js';
 import { bedrockConverseWriter } from '../dialects/bedrock-converse/bedrockConverseWriter.js';
 import { bedrockInvokeWriter } from '../dialects/bedrock-invoke/bedrockInvokeWriter.js';
 import { chatEventsWriter } from '../dialects/chat-events/chatEventsWriter.js';
+import { cohereWriter } from '../dialects/cohere/cohereWriter.js';
 import { geminiWriter } from '../dialects/gemini/geminiWriter.js';
 import { llamacppCompletionWriter } from '../dialects/llamacpp-completion/llamacppCompletionWriter.js';
 import { ollamaWriter } from '../dialects/ollama/ollamaWriter.js';
@@ -26,4 +27,5 @@ export const WRITERS: Readonly<Record<ProviderFormat, ProviderWriter>> = {
   'ai-sdk-ui': aiSdkUiWriter,
   'bedrock-converse': bedrockConverseWriter,
   'bedrock-invoke': bedrockInvokeWriter,
+  cohere: cohereWriter,
 };

@@ -216,4 +216,18 @@ export const FORMATS: Readonly<Record<ProviderFormat, FormatFacts>> = {
     binary: true,
     errorSays: 'The model stream failed',
   },
+  // Cohere's v2 chat stream: the id at message-start, no model; the SDK's ChatFinishReason, of which
+  // the kit writes COMPLETE, MAX_TOKENS, TOOL_CALL and ERROR (none is content_filter or other); usage
+  // from `tokens`, whose total Cohere does not send (the sum), and `cached_tokens`; an error is a
+  // message-end whose delta.error says why.
+  cohere: {
+    ...base,
+    id: 'cohere-test',
+    model: null,
+    ownModel: false,
+    raw: { stop: 'COMPLETE', length: 'MAX_TOKENS', tool_calls: 'TOOL_CALL', error: 'ERROR' },
+    usage: 'sum',
+    details: ['cachedPromptTokens'],
+    errorSays: 'an internal error occurred while generating the reply',
+  },
 };
