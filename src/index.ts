@@ -23,6 +23,7 @@ export type { MetadataPlace } from './dialects/base/JsonDialectParser.js';
 export { bedrockConverse } from './dialects/bedrock-converse/bedrockConverse.js';
 export { bedrockInvoke } from './dialects/bedrock-invoke/bedrockInvoke.js';
 export { chatEvents } from './dialects/chat-events/chatEvents.js';
+export { cohere } from './dialects/cohere/cohere.js';
 export { defineDialect, dialectFactory } from './dialects/Dialect.js';
 export type { Dialect, DialectDefinition, DialectFactory, DialectOptions, DialectParser } from './dialects/Dialect.js';
 export { gemini } from './dialects/gemini/gemini.js';

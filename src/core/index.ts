@@ -22,6 +22,7 @@ export { AutoDialectParser } from '../dialects/auto.js';
 export { BedrockConverseParser } from '../dialects/bedrock-converse/bedrockConverse.js';
 export { BedrockInvokeParser } from '../dialects/bedrock-invoke/bedrockInvoke.js';
 export { ChatEventsParser } from '../dialects/chat-events/chatEvents.js';
+export { CohereParser } from '../dialects/cohere/cohere.js';
 export { GeminiParser } from '../dialects/gemini/gemini.js';
 export { LlamaCppCompletionParser } from '../dialects/llamacpp-completion/llamacppCompletion.js';
 export { OllamaParser } from '../dialects/ollama/ollama.js';

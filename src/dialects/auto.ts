@@ -11,7 +11,7 @@ import { providerErrorFrom } from './base/providerError.js';
  * a bare `[DONE]`). Each dialect of the registry says how it recognises a payload (its record's
  * `recognizes`), asked in the registry's order (docs/dialects.md has the rules with their reasons):
  * the two Bedrock replies by their event names (a ConverseStream event, a `chunk` with `bytes`),
- * then a `type` that Anthropic, OpenAI Responses or the typed events use, Gemini's `candidates` or
+ * then a `type` that Anthropic, OpenAI Responses, the typed events or Cohere use, Gemini's `candidates` or
  * `usageMetadata`, an OpenAI chat chunk, Ollama's `done`, llama.cpp's `stop`. A typed-events
  * `keepalive` names no dialect.
  */

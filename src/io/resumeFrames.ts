@@ -49,7 +49,8 @@ const DIALECT_ENDS: ReadonlyArray<(frame: SseFrame) => boolean> = Object.values(
  *   `response.incomplete` and `response.failed`, by their `event:` name or, when a proxy dropped
  *   the `event:` line, by the payload's `type`;
  * - Gemini's chunk in which every candidate has its `finishReason`, Ollama's `"done": true` line,
- *   llama.cpp `/completion`'s `"stop": true` chunk, this library's own `event: done`;
+ *   llama.cpp `/completion`'s `"stop": true` chunk, Cohere's `message-end`, the Bedrock replies'
+ *   ends, this library's own `event: done`;
  * - an error the provider sent in the stream (`event: error`, a payload of `type` `error`, or one
  *   with a non-null top-level `error`): the stream ends there, and asking again would not help.
  *

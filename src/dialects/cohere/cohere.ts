@@ -112,6 +112,7 @@ interface ToolCall {
  */
 export class CohereParser extends JsonDialectParser {
   protected readonly endSignal = 'message-end';
+  protected override readonly provider = 'cohere';
   // Not Cohere's: a gateway's habit. (The TypeScript SDK's generated reader would stop at one, its
   // `streamTerminator`, but no documented Cohere stream carries it.) The reply ends only at message-end.
   protected override readonly doneFrame = 'foreign';

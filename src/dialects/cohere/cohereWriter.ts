@@ -1,4 +1,5 @@
 import type { Usage } from '../../types/replyParts.js';
+import { COHERE_FINISH_REASONS } from './cohere.js';
 import { UnsupportedReplyError } from '../writing/UnsupportedReplyError.js';
 import { FormatRules, readChoices, refuseDetails, requireSum } from '../writing/readReply.js';
 import { Carried, ProviderWriter, WireEvent, argumentPieces, textPieces } from '../writing/wire.js';
@@ -13,6 +14,7 @@ const RULES: FormatRules = {
   finishes: { stop: 'COMPLETE', length: 'MAX_TOKENS', tool_calls: 'TOOL_CALL', error: 'ERROR' },
   toolCallsByCalls: false,
   rawFinish: true,
+  finishReasons: COHERE_FINISH_REASONS,
 };
 
 /**

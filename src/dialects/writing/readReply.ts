@@ -1,5 +1,5 @@
 import { normalizeFinishReason } from '../../internal/finishReason.js';
-import type { FinishReason, JsonValue, Usage } from '../../types/replyParts.js';
+import type { FinishReason, FinishReasonTable, JsonValue, Usage } from '../../types/replyParts.js';
 import type { TestReply, TestToolCall } from './TestReply.js';
 import { UnsupportedReplyError } from './UnsupportedReplyError.js';
 
@@ -22,6 +22,8 @@ export interface FormatRules {
   readonly toolCallsByCalls: boolean;
   /** A `rawFinishReason` can be written (false where the wire has no finish field). */
   readonly rawFinish: boolean;
+  /** The format's own finish reasons (its dialect record's), read before the shared ones. */
+  readonly finishReasons?: FinishReasonTable;
 }
 
 /** A tool call as a writer writes it. */
@@ -78,7 +80,9 @@ export function readChoices(reply: TestReply, rules: FormatRules): WrittenChoice
     const calls = (choice.toolCalls ?? []).map((call, k) => readCall(call, k, `${where}.toolCalls[${k}]`, rules, refuse));
     const finish =
       choice.finishReason ??
-      (choice.rawFinishReason === undefined ? undefined : normalizeFinishReason(choice.rawFinishReason, calls.length > 0));
+      (choice.rawFinishReason === undefined
+        ? undefined
+        : normalizeFinishReason(choice.rawFinishReason, calls.length > 0, rules.finishReasons));
     return {
       index,
       reasoning,
