@@ -65,7 +65,7 @@ bytes$
   {
     name: 'auto',
     title: 'README pipeline, assembleChunks() (auto)',
-    budget: 40 * KIB,
+    budget: 42 * KIB, // 40 before Cohere's dialect (2.9 KB) and the open reply joined every bundle that holds them all
     goal: 30 * KIB,
     code: `${SOURCE}import { decodeUtf8, sseFrames, assembleChunks, groupToolCallsByIndex, finalizeCompletion } from 'rxjs-llm-stream';
 
