@@ -269,7 +269,7 @@ describe('anthropic', () => {
       ).toEqual([]);
     });
 
-    it('skips ping, and without unknownEvents skips unknown event, block and delta types (an unknown block with its deltas)', () => {
+    it('skips ping and unknown event types, and keeps unknown block and delta types as items (an unknown block with its deltas)', () => {
       expect(
         middle([
           named({ type: 'ping' }),
@@ -286,7 +286,11 @@ describe('anthropic', () => {
           blockStop(2),
         ]),
       ).toEqual([
+        // What the dialect does not read is part of the reply all the same (the open reply): kept, in order.
+        { type: 'provider-metadata', provider: 'anthropic', choice: 0, items: [{ type: 'brand_new_delta', text: 'not read' }] },
         { type: 'content', choice: 0, text: 'a' },
+        { type: 'provider-metadata', provider: 'anthropic', choice: 0, items: [{ type: 'brand_new_block', data: 'x' }] },
+        { type: 'provider-metadata', provider: 'anthropic', choice: 0, items: [{ type: 'text_delta', text: 'not a text block' }] },
         { type: 'content', choice: 0, text: 'b' },
       ]);
     });

@@ -411,7 +411,7 @@ describe('cohere', () => {
       expect((read(frames, { strict: true }).error as Error).message).toBe('frame 2: content block 0 has type missing');
     });
 
-    it('skips a block of an unknown type with its deltas and end, or passes them on as unknown events', () => {
+    it('keeps a block of an unknown type with its deltas on the choice, and passes them on as unknown events when asked', () => {
       const frames = [
         messageStart(),
         contentStart(0, 'image', 'url'),
@@ -419,7 +419,13 @@ describe('cohere', () => {
         contentEnd(0),
         messageEnd('COMPLETE'),
       ];
-      expect(read(frames).events).toEqual([START, { type: 'finish', choice: 0, reason: 'stop', raw: 'COMPLETE' }, DONE]);
+      expect(read(frames).events).toEqual([
+        START,
+        { type: 'provider-metadata', provider: 'cohere', choice: 0, items: [{ type: 'image', url: '' }] },
+        { type: 'provider-metadata', provider: 'cohere', choice: 0, items: [{ url: 'https://x' }] },
+        { type: 'finish', choice: 0, reason: 'stop', raw: 'COMPLETE' },
+        DONE,
+      ]);
       const unknown = read(frames, { unknownEvents: true }).events.filter((e) => e.type === 'unknown');
       expect(unknown.map((e) => (e.type === 'unknown' ? e.event : undefined))).toEqual(['content-start', 'content-delta', 'content-end']);
     });

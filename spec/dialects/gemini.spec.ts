@@ -183,7 +183,11 @@ describe('gemini dialect', () => {
         [{ type: 'reasoning-signature', choice: 0, signature: 'sig' }],
       ],
       ['an empty signature', { text: 'x', thoughtSignature: '' }, [{ type: 'content', choice: 0, text: 'x' }]],
-      ['inlineData (not text)', { inlineData: { mimeType: 'image/png', data: 'AAAA' } }, []],
+      [
+        'inlineData (not text): a part of a kind the dialect does not read, kept whole',
+        { inlineData: { mimeType: 'image/png', data: 'AAAA' } },
+        [{ type: 'provider-metadata', provider: 'google', choice: 0, items: [{ inlineData: { mimeType: 'image/png', data: 'AAAA' } }] }],
+      ],
       [
         'executableCode (code the provider runs itself, never a function call)',
         { executableCode: { language: 'PYTHON', code: 'print(1)' } },

@@ -246,7 +246,7 @@ describe('gemini dialect: payloads it does not read', () => {
     `{"candidates":[{"content":{"parts":[{"text":""}],"role":"model"},"finishReason":"STOP","index":0}],${TAIL}`,
   );
 
-  it('with unknownEvents, passes on a copy of a chunk with a part of a kind it does not read, and of a chunk of unknown shape', () => {
+  it('keeps each part of a kind it does not read, and with unknownEvents passes on its chunk and a chunk of unknown shape', () => {
     const { events, error } = assembleEverywhere(stream, { dialect: { unknownEvents: true } });
     expect(error).toBeUndefined();
     const payload = (data: string) => ({
@@ -254,13 +254,22 @@ describe('gemini dialect: payloads it does not read', () => {
       modelVersion: 'gemini-2.5-flash',
       responseId: 'g-1',
     });
+    const part = (data: string) => ({
+      type: 'provider-metadata',
+      provider: 'google',
+      choice: 0,
+      items: [{ inlineData: { mimeType: 'image/png', data } }],
+    });
     expect(events).toEqual([
       START,
       { type: 'content', choice: 0, text: 'Here:' },
+      part('iVBORw0KGgo='),
       { type: 'unknown', payload: payload('iVBORw0KGgo=') },
       { type: 'content', choice: 0, text: 'Here:' },
+      part('R0lGODlhAQ='),
       { type: 'unknown', payload: payload('R0lGODlhAQ=') },
       { type: 'content', choice: 0, text: 'Here:' },
+      part('UklGRg=='),
       { type: 'unknown', payload: payload('UklGRg==') },
       { type: 'unknown', payload: { novel: { kind: 'of chunk' } } },
       { type: 'finish', choice: 0, reason: 'stop', raw: 'STOP' },

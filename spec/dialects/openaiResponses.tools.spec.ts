@@ -206,10 +206,14 @@ describe('openai-responses dialect: tools', () => {
       '"call_id":"call_sh","action":{"type":"exec","command":["ls","-a"],"env":{}}}}';
     const STREAM = CREATED + ev(COMPUTER_ADDED) + ev(COMPUTER_DONE) + ev(SHELL_DONE) + COMPLETED;
 
-    it('makes no provider tool call and no tool call of them', () => {
+    it('makes no provider tool call and no tool call of them: each finished item is kept whole on the choice', () => {
       const { events, completion } = assembleAtEverySize(STREAM);
-      expect(types(events)).toEqual(['start', 'finish', 'done']);
+      expect(types(events)).toEqual(['start', 'provider-metadata', 'provider-metadata', 'finish', 'done']);
       expect(completion).not.toHaveProperty('providerToolCalls');
+      expect(completion!.toolCalls).toEqual([]);
+      expect(completion!.choices[0]!.providerMetadata).toEqual({
+        openai: { items: [JSON.parse(COMPUTER_DONE).item, JSON.parse(SHELL_DONE).item] },
+      });
     });
 
     it('passes their items on as unknown with unknownEvents', () => {

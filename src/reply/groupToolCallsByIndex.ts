@@ -1,7 +1,8 @@
 import { Observable, OperatorFunction } from 'rxjs';
 import { CallAssembler, CallState } from './CallAssembler.js';
 import { PartialJson, PartialJsonOptions } from '../json/PartialJson.js';
-import { ChatEvent, ToolCallDeltaEvent } from '../types/events.js';
+import { ChatEvent, ToolCall, ToolCallDeltaEvent } from '../types/events.js';
+import { MetadataBag } from './parts/MetadataBag.js';
 import { deltaWithCall } from '../internal/deltaWithCall.js';
 import { subscribeLinked } from '../internal/subscribeLinked.js';
 
@@ -76,6 +77,12 @@ export function groupToolCallsByIndex(options: GroupToolCallsByIndexOptions = {}
       const calls = new CallAssembler();
       // One reader per open call, kept here: the assembler serves trackers that pay for no preview.
       const previews = previewOptions === undefined ? undefined : new Map<number, Map<number, PartialJson>>();
+      // What the provider sent with each call that no field names: the call it emits carries it too.
+      let metadata: Map<string, MetadataBag> | undefined;
+      const closed = (choice: number, call: ToolCall): ToolCall => {
+        const bag = metadata?.get(`${choice}:${call.index}`);
+        return bag === undefined ? call : { ...call, providerMetadata: bag.view() };
+      };
       const withCall = (event: ToolCallDeltaEvent, state: CallState): ToolCallDeltaEvent => {
         const call = { id: state.id ?? null, name: state.name ?? null, arguments: state.arguments };
         if (previews === undefined) return deltaWithCall(event, call);
@@ -102,7 +109,7 @@ export function groupToolCallsByIndex(options: GroupToolCallsByIndexOptions = {}
               const call = calls.end(event.choice, event.index);
               if (call !== undefined) {
                 previews?.get(event.choice)?.delete(call.index); // a closed call gets no more fragments
-                subscriber.next({ type: 'tool-call', choice: event.choice, call });
+                subscriber.next({ type: 'tool-call', choice: event.choice, call: closed(event.choice, call) });
               }
               subscriber.next(event);
               return;
@@ -111,7 +118,7 @@ export function groupToolCallsByIndex(options: GroupToolCallsByIndexOptions = {}
               const finished = calls.finish(event.choice, event.reason);
               for (const { choice, call } of finished.closed) {
                 previews?.get(choice)?.delete(call.index);
-                subscriber.next({ type: 'tool-call', choice, call });
+                subscriber.next({ type: 'tool-call', choice, call: closed(choice, call) });
               }
               for (const { choice, call } of finished.incomplete) {
                 previews?.get(choice)?.delete(call.index);
@@ -120,6 +127,15 @@ export function groupToolCallsByIndex(options: GroupToolCallsByIndexOptions = {}
               subscriber.next(event);
               return;
             }
+            case 'provider-metadata':
+              if (event.choice !== undefined && event.call !== undefined) {
+                const key = `${event.choice}:${event.call}`;
+                let bag = (metadata ??= new Map()).get(key);
+                if (bag === undefined) metadata.set(key, (bag = new MetadataBag()));
+                bag.apply(event);
+              }
+              subscriber.next(event);
+              return;
             default:
               subscriber.next(event);
           }

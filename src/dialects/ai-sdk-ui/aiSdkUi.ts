@@ -5,6 +5,15 @@ import { defineDialect } from '../Dialect.js';
 import { JsonDialectParser } from '../base/JsonDialectParser.js';
 import { describeValue } from '../base/payloadValues.js';
 
+/** The chunks that only frame the parts of a UI message stream: they carry nothing of the reply. */
+const UI_FRAMING: ReadonlySet<string> = new Set([
+  'text-start',
+  'text-end',
+  'reasoning-start',
+  'reasoning-end',
+  'start-step',
+  'finish-step',
+]);
 /** A call of the stream, by its `toolCallId`: its dense index, whether input text came, whether it is whole. */
 interface UiCall {
   readonly index: number;
@@ -121,7 +130,9 @@ export class AiSdkUiParser extends JsonDialectParser {
       }
       default:
         if (typeof type !== 'string') throw this.protocolError(`type is ${describeValue(type)}`);
-        // Parts' starts and ends, steps, outputs, data parts, metadata: nothing of the reply's text.
+        // Parts' starts and ends and steps frame the reply; any other chunk (a file, a data part, a
+        // document source, a tool's output, the message's metadata) is part of it: kept whole.
+        if (!UI_FRAMING.has(type)) this.keepItem(payload, { choice: 0 });
         this.unknown(payload, frame);
     }
   }

@@ -85,6 +85,9 @@ export abstract class AnthropicBlockParser extends AnthropicToolParser {
       default:
         if (this.isProviderTool(type)) return this.startProviderTool(type, block, where);
         if (this.readToolResult(type, block)) return { kind: 'tool_result', type, open: true };
+        // A block of a kind this dialect does not read (a `compaction` block): part of the reply, kept
+        // as it started, and its deltas after it.
+        this.keepItem(block, { choice: 0 });
         this.unknown(payload, frame);
         return { kind: 'unknown', type, open: true };
     }
@@ -127,7 +130,9 @@ export abstract class AnthropicBlockParser extends AnthropicToolParser {
     const block = this.openBlock(index, 'content_block_delta');
     const delta = payload['delta'];
     if (!isJsonObject(delta)) throw this.protocolError(`content_block_delta.delta of block ${index} is not an object`);
-    // The deltas of a block this library does not read are passed on whole, whatever their type.
+    // The deltas of a block this library does not read are passed on whole, whatever their type; those
+    // of a block of an unknown kind are kept with it.
+    if (block.kind === 'unknown') this.keepItem(delta, { choice: 0 });
     if (block.kind === 'unknown' || block.kind === 'tool_result') return this.unknown(payload, frame);
     const type = delta['type'];
     const where = `content block ${index}`;
@@ -152,6 +157,8 @@ export abstract class AnthropicBlockParser extends AnthropicToolParser {
         return this.readCitation(block, delta, index, payload, frame);
       default:
         if (typeof type !== 'string') throw this.protocolError(`${where}: delta type is ${describeValue(type)}`);
+        // A delta of a kind this dialect does not read, in a block it does: kept in arrival order.
+        this.keepItem(delta, { choice: 0 });
         this.unknown(payload, frame);
     }
   }

@@ -117,6 +117,7 @@ export abstract class JsonDialectParser implements DialectParser {
   private readonly unmappedKeys = new WeakMap<object, readonly string[]>();
   /** The last value kept of each unmapped field, per place: a field every chunk repeats is kept once. */
   private readonly lastKept = new Map<string, Map<string, unknown>>();
+  private readonly replyKept = new Map<string, unknown>();
   private readonly unknownEvents: boolean;
   /**
    * Where the first reply text sat that no event was read from (`choices[0].text`), looked for only
@@ -262,17 +263,24 @@ export abstract class JsonDialectParser implements DialectParser {
       for (const key of Object.keys(object)) if (!mapped.has(key)) found.push(key);
       this.unmappedKeys.set(object, (keys = found));
     }
-    if (keys.length === 0) return;
+    if (keys.length === 0 || this.metadataCapped) return;
     const last = this.lastKeptAt(place);
     let fields: { [key: string]: JsonValue } | undefined;
-    for (const key of keys) {
-      const value = object[key];
-      if (value === undefined) continue;
-      // Scalars are compared as they are, objects by their text: both are kept again only when changed.
-      const seen = typeof value === 'object' && value !== null ? JSON.stringify(value) : value;
-      if (last.has(key) && last.get(key) === seen) continue;
-      last.set(key, seen);
-      (fields ??= {})[key] = copyJson(value);
+    try {
+      for (const key of keys) {
+        const value = object[key];
+        if (value === undefined) continue;
+        // Scalars are compared as they are, objects by their text: both are kept again only when changed.
+        const seen = typeof value === 'object' && value !== null ? JSON.stringify(value) : value;
+        if (last.has(key) && last.get(key) === seen) continue;
+        last.set(key, seen);
+        // Defined, not assigned: a key `__proto__` is a field like any other, not the object's prototype.
+        Object.defineProperty((fields ??= {}), key, { value: copyJson(value), enumerable: true, writable: true, configurable: true });
+      }
+    } catch (cause) {
+      // A value nested deeper than the stack can copy (JSON.parse reads any depth): more than any cap.
+      if (!(cause instanceof RangeError)) throw cause;
+      return this.capMetadata();
     }
     if (fields !== undefined) this.keepMetadata({ ...place, fields });
   }
@@ -283,22 +291,34 @@ export abstract class JsonDialectParser implements DialectParser {
    * is a whole reply, not one that lost its text.
    */
   protected keepItem(item: unknown, place: MetadataPlace = {}): void {
-    this.keepMetadata({ ...place, items: [copyJson(item)] });
+    if (this.metadataCapped) return;
+    let copy: JsonValue;
+    try {
+      copy = copyJson(item);
+    } catch (cause) {
+      if (!(cause instanceof RangeError)) throw cause;
+      return this.capMetadata();
+    }
+    this.keepMetadata({ ...place, items: [copy] });
   }
 
   private keepMetadata(kept: MetadataPlace & { readonly fields?: { [key: string]: JsonValue }; readonly items?: JsonValue[] }): void {
-    if (this.metadataCapped) return;
     this.metadataChars += JSON.stringify(kept.fields ?? kept.items).length;
-    if (this.metadataChars > this.maxMetadataChars) {
-      this.metadataCapped = true;
-      this.emit({ type: 'provider-metadata', provider: this.provider, capped: true });
-      return;
-    }
+    if (this.metadataChars > this.maxMetadataChars) return this.capMetadata();
     this.emit({ type: 'provider-metadata', provider: this.provider, ...kept });
   }
 
+  /** Past the cap: said once, and nothing more is kept. */
+  private capMetadata(): void {
+    if (this.metadataCapped) return;
+    this.metadataCapped = true;
+    this.emit({ type: 'provider-metadata', provider: this.provider, capped: true });
+  }
+
   private lastKeptAt(place: MetadataPlace): Map<string, unknown> {
-    const key = place.choice === undefined ? '' : place.call === undefined ? `${place.choice}` : `${place.choice}:${place.call}`;
+    // The reply's own, the commonest (an envelope field every chunk repeats), is made no key for.
+    if (place.choice === undefined) return this.replyKept;
+    const key = place.call === undefined ? `${place.choice}` : `${place.choice}:${place.call}`;
     let last = this.lastKept.get(key);
     if (last === undefined) this.lastKept.set(key, (last = new Map()));
     return last;

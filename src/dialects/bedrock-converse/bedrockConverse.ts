@@ -4,6 +4,9 @@ import { AnthropicUsage } from '../anthropic/anthropicUsage.js';
 import { defineDialect } from '../Dialect.js';
 import { JsonDialectParser } from '../base/JsonDialectParser.js';
 
+/** The kinds of `contentBlockDelta.delta` this dialect reads. */
+const DELTA_KINDS = ['text', 'toolUse', 'reasoningContent'];
+
 /** The event names of a ConverseStream reply: `auto` picks `bedrock-converse` on any of them. */
 export const CONVERSE_EVENTS: ReadonlySet<string> = new Set([
   'messageStart',
@@ -102,7 +105,11 @@ export class BedrockConverseParser extends JsonDialectParser {
     const block = this.index(payload['contentBlockIndex'], 'contentBlockStart.contentBlockIndex');
     const start = this.object(payload['start'], 'contentBlockStart.start');
     const toolUse = this.object(start?.['toolUse'], 'contentBlockStart.start.toolUse');
-    if (toolUse === undefined) return;
+    if (toolUse === undefined) {
+      // A block of a kind this dialect does not read (not a tool use): part of the reply, kept as it started.
+      if (start !== undefined && Object.keys(start).length > 0) this.keepItem(start, { choice: 0 });
+      return;
+    }
     const id = this.optionalString(toolUse['toolUseId'], 'contentBlockStart.start.toolUse.toolUseId');
     const name = this.optionalString(toolUse['name'], 'contentBlockStart.start.toolUse.name');
     if (id === undefined || name === undefined)
@@ -119,6 +126,8 @@ export class BedrockConverseParser extends JsonDialectParser {
     if (delta === undefined) throw this.protocolError('contentBlockDelta has no delta');
     const text = this.text(delta['text'], 'contentBlockDelta.delta', 'text');
     if (text) this.emit({ type: 'content', choice: 0, text });
+    // A delta of none of the kinds this dialect reads (a citation, an image): kept in arrival order.
+    if (!DELTA_KINDS.some((kind) => delta[kind] !== undefined) && Object.keys(delta).length > 0) this.keepItem(delta, { choice: 0 });
     const toolUse = this.object(delta['toolUse'], 'contentBlockDelta.delta.toolUse');
     if (toolUse !== undefined) {
       const call = this.calls.get(block);

@@ -209,7 +209,11 @@ export class CohereParser extends JsonDialectParser {
     const kind = this.blockKind(content, index);
     this.blocks.set(index, { kind, open: true });
     this.openBlocks++;
-    if (kind === 'unknown') return this.unknown(payload, frame);
+    if (kind === 'unknown') {
+      // A content block of a kind this dialect does not read: part of the reply, kept as it started.
+      if (content !== undefined) this.keepItem(content, { choice: 0 });
+      return this.unknown(payload, frame);
+    }
     if (content !== undefined) this.readContent(index, kind, content);
   }
 
@@ -226,7 +230,11 @@ export class CohereParser extends JsonDialectParser {
   private readContentDelta(payload: JsonObject, frame: SseFrame): void {
     const index = this.blockIndex(payload, 'content-delta');
     const block = this.openBlock(index, 'content-delta');
-    if (block.kind === 'unknown') return this.unknown(payload, frame);
+    if (block.kind === 'unknown') {
+      const content = this.deltaMessage(payload, 'content-delta')?.['content'];
+      if (content !== undefined) this.keepItem(content, { choice: 0 });
+      return this.unknown(payload, frame);
+    }
     const content = this.object(this.deltaMessage(payload, 'content-delta')?.['content'], 'content-delta.delta.message.content');
     if (content !== undefined) this.readContent(index, block.kind, content);
   }

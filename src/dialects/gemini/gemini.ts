@@ -177,8 +177,12 @@ export class GeminiParser extends JsonDialectParser {
 
     const signature = this.text(part['thoughtSignature'], where, 'thoughtSignature');
     if (signature) this.emit({ type: 'reasoning-signature', choice, signature });
-    // An image, a file, a function response...: passed on whole, with `unknownEvents`.
-    if (!this.unknownPart && !PART_KEYS.some((key) => part[key] !== undefined) && Object.keys(part).length > 0) this.unknownPart = true;
+    // An image, a file, a function response...: a part of a kind this dialect does not read is kept
+    // whole (`providerMetadata.google.items`), and its chunk passed on with `unknownEvents`.
+    if (!PART_KEYS.some((key) => part[key] !== undefined) && Object.keys(part).length > 0) {
+      this.keepItem(part, { choice });
+      this.unknownPart = true;
+    }
   }
 
   /** The id of a call the wire left without one, stable for the stream. */

@@ -25,8 +25,9 @@ const CALL_TEXT_FIELDS: ReadonlyMap<string, 'arguments' | 'input'> = new Map([
  *   `image_generation_call`, `mcp_call`): the finished item is a `provider-tool-call` and, when it
  *   holds one, a `provider-tool-result` (see `providerToolItem`).
  * - `message`: its text streams in its own events.
- * - any other item (`computer_call`, `local_shell_call`, `mcp_approval_request`, ...): passed on as
- *   `unknown` (with `unknownEvents`), both events.
+ * - any other item (`computer_call`, `local_shell_call`, `mcp_approval_request`, ...): the finished
+ *   item is kept whole in `providerMetadata.openai.items` (and counts as output), and both events
+ *   are passed on as `unknown` with `unknownEvents`.
  */
 export abstract class ResponsesItemsParser extends JsonDialectParser {
   private readonly callItems = new CallItems();
@@ -53,7 +54,11 @@ export abstract class ResponsesItemsParser extends JsonDialectParser {
     const field = typeof kind === 'string' ? CALL_TEXT_FIELDS.get(kind) : undefined;
     if (field !== undefined) this.closeCall(item, payload, kind as string, field);
     else if (typeof kind === 'string' && PROVIDER_TOOL_ITEMS.has(kind)) this.readProviderTool(item, payload, frame);
-    else if (kind !== 'message') this.unknown(payload, frame);
+    else if (kind !== 'message') {
+      // An item of a kind this dialect does not read: part of the reply all the same, kept whole.
+      this.keepItem(item, { choice: 0 });
+      this.unknown(payload, frame);
+    }
   }
 
   protected readArgumentsDelta(payload: JsonObject, type: string): void {

@@ -31,10 +31,11 @@ export class MetadataBag {
     const view: { [provider: string]: { [key: string]: JsonValue } } = {};
     for (const [provider, { fields, items, capped }] of this.providers) {
       const shown: { [key: string]: JsonValue } = {};
-      for (const [key, value] of fields) shown[key] = value;
+      // Defined, not assigned: a key `__proto__` is a field like any other, not the object's prototype.
+      for (const [key, value] of fields) Object.defineProperty(shown, key, { value, enumerable: true, writable: true, configurable: true });
       if (items !== undefined) shown['items'] = items.slice();
       if (capped) shown['$capped'] = true;
-      view[provider] = shown;
+      Object.defineProperty(view, provider, { value: shown, enumerable: true, writable: true, configurable: true });
     }
     return (this.cached = view);
   }

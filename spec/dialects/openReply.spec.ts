@@ -1,0 +1,178 @@
+import { SseFrame } from '../../src/frames/SseParser';
+import { aiSdkUi } from '../../src/dialects/ai-sdk-ui/aiSdkUi';
+import { anthropic } from '../../src/dialects/anthropic/anthropic';
+import { autoDialect } from '../../src/dialects/auto';
+import { bedrockConverse } from '../../src/dialects/bedrock-converse/bedrockConverse';
+import { cohere } from '../../src/dialects/cohere/cohere';
+import { DialectFactory } from '../../src/dialects/Dialect';
+import { gemini } from '../../src/dialects/gemini/gemini';
+import { openaiResponses } from '../../src/dialects/openai-responses/openaiResponses';
+import { CompletionTracker } from '../../src/reply/CompletionTracker';
+import { Completion } from '../../src/types/events';
+import { assembleText, CHUNK_SIZES } from '../support/dialect';
+import { frame } from '../support/frames';
+
+// The open reply, dialect by dialect: an output item of a kind the dialect does not read is kept on
+// the choice (`providerMetadata.<provider>.items`) and counts as output, so a reply of only such an
+// item is whole, and a reply cut after it carries it in its partial. Each stream
+// is written from the format's documented events, with a kind of item the dialect does not read.
+// (Fields a dialect does not map: spec/reply/providerMetadata.spec.ts, through a dialect of its own.)
+
+/** Frames through a dialect and a tracker: the completion, or the error. */
+function complete(dialect: DialectFactory, frames: readonly SseFrame[]): { completion?: Completion; error?: unknown } {
+  const tracker = new CompletionTracker();
+  const parser = dialect((event) => tracker.apply(event), {});
+  try {
+    for (const f of frames) parser.push(f);
+    parser.end();
+    return { completion: tracker.complete() };
+  } catch (error) {
+    return { error };
+  }
+}
+
+const sse = (frames: readonly SseFrame[]): string =>
+  frames.map((f) => `${f.event === 'message' ? '' : `event: ${f.event}\n`}data: ${f.data}\n\n`).join('');
+
+interface OnlyItem {
+  readonly dialect: DialectFactory;
+  /** Whether `auto` recognises the format from its first frame. */
+  readonly auto: boolean;
+  readonly provider: string;
+  readonly frames: readonly SseFrame[];
+  /** The same reply cut after its first item, before its end signal: how many of `frames`, or other frames. */
+  readonly cut: number | readonly SseFrame[];
+  readonly items: readonly unknown[];
+}
+
+const COMPACTION = { type: 'compaction', content: 'The conversation so far, in short.' };
+const APPROVAL = { type: 'mcp_approval_request', id: 'mcpr_1', name: 'deploy', arguments: '{}', server_label: 'ops' };
+const INLINE = { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } };
+const IMAGE_BLOCK = { image: { format: 'png' } };
+const FILE = { type: 'file', url: 'https://example.com/chart.png', mediaType: 'image/png' };
+
+const CASES: Readonly<Record<string, OnlyItem>> = {
+  // Anthropic's context-management block (`compaction`), a kind this dialect does not read, and its delta.
+  anthropic: {
+    dialect: anthropic,
+    auto: true,
+    provider: 'anthropic',
+    frames: [
+      frame(
+        { type: 'message_start', message: { id: 'msg_1', model: 'claude-x', usage: { input_tokens: 3, output_tokens: 1 } } },
+        'message_start',
+      ),
+      frame({ type: 'content_block_start', index: 0, content_block: COMPACTION }, 'content_block_start'),
+      frame({ type: 'content_block_delta', index: 0, delta: { type: 'compaction_delta', content: ' More.' } }, 'content_block_delta'),
+      frame({ type: 'content_block_stop', index: 0 }, 'content_block_stop'),
+      frame({ type: 'message_delta', delta: { stop_reason: 'pause_turn' }, usage: { output_tokens: 9 } }, 'message_delta'),
+      frame({ type: 'message_stop' }, 'message_stop'),
+    ],
+    cut: 3,
+    items: [COMPACTION, { type: 'compaction_delta', content: ' More.' }],
+  },
+  // A Responses reply whose only output is an MCP approval request, a kind of item this dialect does not read.
+  'openai-responses': {
+    dialect: openaiResponses,
+    auto: true,
+    provider: 'openai',
+    frames: [
+      frame(
+        { type: 'response.created', response: { id: 'resp_1', model: 'gpt-5', status: 'in_progress', output: [] } },
+        'response.created',
+      ),
+      frame({ type: 'response.output_item.added', output_index: 0, item: APPROVAL }, 'response.output_item.added'),
+      frame({ type: 'response.output_item.done', output_index: 0, item: APPROVAL }, 'response.output_item.done'),
+      frame(
+        { type: 'response.completed', response: { id: 'resp_1', model: 'gpt-5', status: 'completed', output: [APPROVAL] } },
+        'response.completed',
+      ),
+    ],
+    cut: 3,
+    items: [APPROVAL],
+  },
+  // A Gemini candidate whose only part is an image (`inlineData`).
+  gemini: {
+    dialect: gemini,
+    auto: true,
+    provider: 'google',
+    frames: [frame({ candidates: [{ index: 0, content: { role: 'model', parts: [INLINE] }, finishReason: 'STOP' }], responseId: 'r1' })],
+    cut: [frame({ candidates: [{ index: 0, content: { role: 'model', parts: [INLINE] } }], responseId: 'r1' })],
+    items: [INLINE],
+  },
+  // A ConverseStream block of a kind other than a tool use (an image), and a delta of none of the kinds read.
+  'bedrock-converse': {
+    dialect: bedrockConverse,
+    auto: true,
+    provider: 'bedrock',
+    frames: [
+      frame({ role: 'assistant' }, 'messageStart'),
+      frame({ contentBlockIndex: 0, start: IMAGE_BLOCK }, 'contentBlockStart'),
+      frame({ contentBlockIndex: 0, delta: { image: { source: { bytes: 'iVBOR' } } } }, 'contentBlockDelta'),
+      frame({ contentBlockIndex: 0 }, 'contentBlockStop'),
+      frame({ stopReason: 'end_turn' }, 'messageStop'),
+      frame({ usage: { inputTokens: 3, outputTokens: 4, totalTokens: 7 }, metrics: { latencyMs: 5 } }, 'metadata'),
+    ],
+    cut: 3,
+    items: [IMAGE_BLOCK, { image: { source: { bytes: 'iVBOR' } } }],
+  },
+  // A Cohere content block of a type other than text or thinking.
+  cohere: {
+    dialect: cohere,
+    auto: true,
+    provider: 'cohere',
+    frames: [
+      frame({ type: 'message-start', id: 'c1', delta: { message: { role: 'assistant' } } }),
+      frame({ type: 'content-start', index: 0, delta: { message: { content: { type: 'image', url: 'https://example.com/a.png' } } } }),
+      frame({ type: 'content-end', index: 0 }),
+      frame({ type: 'message-end', delta: { finish_reason: 'COMPLETE', usage: { tokens: { input_tokens: 2, output_tokens: 3 } } } }),
+    ],
+    cut: 2,
+    items: [{ type: 'image', url: 'https://example.com/a.png' }],
+  },
+  // An AI SDK UI message stream whose only output is a file part.
+  'ai-sdk-ui': {
+    dialect: aiSdkUi,
+    auto: false,
+    provider: 'ai-sdk',
+    frames: [frame({ type: 'start', messageId: 'm1' }), frame(FILE), frame({ type: 'finish' }), frame('[DONE]')],
+    cut: 2,
+    items: [FILE],
+  },
+};
+
+describe('an output item of a kind the dialect does not read', () => {
+  describe.each(Object.entries(CASES))('%s', (_name, { dialect, auto, provider, frames, cut, items }) => {
+    it('is kept on the choice, in order, and a reply of only such items is whole', () => {
+      const { completion, error } = complete(dialect, frames);
+      expect(error).toBeUndefined();
+      expect(completion!.content).toBeNull();
+      expect(completion!.toolCalls).toEqual([]);
+      expect(completion!.choices[0]!.providerMetadata).toEqual({ [provider]: { items } });
+    });
+
+    it('reads the same at every chunk size', () => {
+      const text = sse(frames);
+      for (const size of CHUNK_SIZES) {
+        const { completion, error } = assembleText(text, dialect, { chunkSize: size });
+        expect(error).toBeUndefined();
+        expect(completion!.choices[0]!.providerMetadata).toEqual({ [provider]: { items } });
+      }
+    });
+
+    if (auto) {
+      it('reads the same under auto', () => {
+        expect(complete(autoDialect, frames).completion!.choices[0]!.providerMetadata).toEqual({ [provider]: { items } });
+      });
+    }
+
+    it('of a reply cut before its end is in the partial of its error', () => {
+      const { completion, error } = assembleText(sse(typeof cut === 'number' ? frames.slice(0, cut) : cut), dialect);
+      expect(completion).toBeUndefined();
+      expect(error).toMatchObject({ name: 'StreamClosedEarlyError' });
+      expect((error as { partial: { choices: { providerMetadata?: unknown }[] } }).partial.choices[0]!.providerMetadata).toEqual({
+        [provider]: { items: expect.arrayContaining([items[0]]) as unknown },
+      });
+    });
+  });
+});
