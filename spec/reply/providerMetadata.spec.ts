@@ -199,6 +199,22 @@ describe('a dialect keeps what it does not map (JsonDialectParser.keepUnmapped, 
     expect(completion!.choices[0]!.providerMetadata).toEqual({ open: { blob: '2'.repeat(40) } });
   });
 
+  it('caps, instead of failing, a value nested deeper than it can copy; and keeps a __proto__ field as a field', () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const stream =
+      `data: {"kind":"text","text":"a","__proto__":{"polluted":true}}\n\n` +
+      `data: {"kind":"text","text":"b","nested":${deep}}\n\n` +
+      `data: {"kind":"end"}\n\n`;
+    const { completion, error } = assembleText(stream, openFormat);
+    expect(error).toBeUndefined();
+    expect(completion!.content).toBe('ab');
+    const kept = completion!.choices[0]!.providerMetadata!['open']!;
+    expect(Object.keys(kept)).toEqual(['__proto__']);
+    expect(Object.getOwnPropertyDescriptor(kept, '__proto__')?.value).toEqual({ polluted: true });
+    expect(completion!.providerMetadata).toEqual({ open: { $capped: true } });
+    expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
+  });
+
   it('copies what it keeps: the payload objects the dialect reads are reused for the next chunk', () => {
     const repeated = sse(...Array.from({ length: 6 }, (_, n) => ({ kind: 'text', text: 'x', seen: { n } })), { kind: 'end' });
     const { completion } = assembleText(repeated, openFormat);
