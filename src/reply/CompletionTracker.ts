@@ -12,6 +12,7 @@ import {
 import { mergeUsage } from '../internal/mergeUsage.js';
 import { TextBuilder } from '../internal/TextBuilder.js';
 import { CallAssembler, ChoiceCalls } from './CallAssembler.js';
+import { CallMetadata } from './parts/CallMetadata.js';
 import { MetadataBag } from './parts/MetadataBag.js';
 import { CHOICE_ZERO_PARTS } from './parts/replyParts.js';
 import { ReplyExtras, withExtras } from './ReplyExtras.js';
@@ -26,7 +27,7 @@ class ChoiceState {
   /** The parts declared in `REPLY_PARTS` (log probabilities, sources, ...): made at the first of them. */
   extras: ReplyExtras | undefined = undefined;
   /** What came with each tool call that no field names, by the call's index: made at the first. */
-  callMetadata: Map<number, MetadataBag> | undefined = undefined;
+  callMetadata: CallMetadata | undefined = undefined;
   finishReason: FinishReason | null = null;
   rawFinishReason: string | null = null;
   /**
@@ -99,10 +100,7 @@ export class CompletionTracker {
         }
         const choice = this.choice(event.choice);
         if (event.call !== undefined) {
-          const calls = (choice.callMetadata ??= new Map());
-          let bag = calls.get(event.call);
-          if (bag === undefined) calls.set(event.call, (bag = new MetadataBag()));
-          bag.apply(event);
+          (choice.callMetadata ??= new CallMetadata()).apply(event);
         } else {
           (choice.extras ??= new ReplyExtras()).apply(event);
         }
@@ -227,7 +225,7 @@ export class CompletionTracker {
         content: choice.contentText.value,
         reasoning: choice.reasoningText.value,
         refusal: choice.refusalText.value,
-        toolCalls: withCallMetadata(choice.calls.closedList(), choice.callMetadata),
+        toolCalls: withCallMetadata(choice, choice.calls.closedList()),
         finishReason: choice.finishReason,
         rawFinishReason: choice.rawFinishReason,
         ...(choice.signatures === undefined ? {} : { reasoningSignatures: [...choice.signatures] }),
@@ -296,7 +294,7 @@ function choiceSnapshot(choice: ChoiceState): ChoiceSnapshot {
     content: choice.contentText.value,
     reasoning: choice.reasoningText.value,
     refusal: choice.refusalText.value,
-    toolCalls: withCallMetadata(choice.calls.snapshotList(), choice.callMetadata),
+    toolCalls: withCallMetadata(choice, choice.calls.snapshotList()),
     finishReason: choice.finishReason,
     rawFinishReason: choice.rawFinishReason,
   };
@@ -316,13 +314,9 @@ function choiceSnapshot(choice: ChoiceState): ChoiceSnapshot {
 /** The fields of a choice that a completion or snapshot shows at its top level too (choice 0's), only those present. */
 const CHOICE_PARTS: readonly string[] = ['reasoningSignatures', 'incompleteToolCalls', ...CHOICE_ZERO_PARTS];
 
-/** The calls, each that has provider metadata with it (a copy): the list itself when none has. */
-function withCallMetadata<T extends { readonly index: number }>(calls: readonly T[], metadata: Map<number, MetadataBag> | undefined): T[] {
-  if (metadata === undefined) return calls as T[];
-  return calls.map((call) => {
-    const bag = metadata.get(call.index);
-    return bag === undefined ? call : { ...call, providerMetadata: bag.view() };
-  });
+/** The calls of `choice`, each that came with provider metadata a copy with it: the list itself when none did. */
+function withCallMetadata<T extends { readonly index: number }>(choice: ChoiceState, calls: readonly T[]): T[] {
+  return choice.callMetadata === undefined ? (calls as T[]) : choice.callMetadata.shown(choice.index, calls);
 }
 
 /** `target` with choice 0's optional parts at its top level, getters kept (see `withExtras`). */

@@ -2,7 +2,7 @@ import { Observable, OperatorFunction } from 'rxjs';
 import { CallAssembler, CallState } from './CallAssembler.js';
 import { PartialJson, PartialJsonOptions } from '../json/PartialJson.js';
 import { ChatEvent, ToolCall, ToolCallDeltaEvent } from '../types/events.js';
-import { MetadataBag } from './parts/MetadataBag.js';
+import { CallMetadata } from './parts/CallMetadata.js';
 import { deltaWithCall } from '../internal/deltaWithCall.js';
 import { subscribeLinked } from '../internal/subscribeLinked.js';
 
@@ -78,11 +78,8 @@ export function groupToolCallsByIndex(options: GroupToolCallsByIndexOptions = {}
       // One reader per open call, kept here: the assembler serves trackers that pay for no preview.
       const previews = previewOptions === undefined ? undefined : new Map<number, Map<number, PartialJson>>();
       // What the provider sent with each call that no field names: the call it emits carries it too.
-      let metadata: Map<string, MetadataBag> | undefined;
-      const closed = (choice: number, call: ToolCall): ToolCall => {
-        const bag = metadata?.get(`${choice}:${call.index}`);
-        return bag === undefined ? call : { ...call, providerMetadata: bag.view() };
-      };
+      let metadata: CallMetadata | undefined;
+      const closed = (choice: number, call: ToolCall): ToolCall => (metadata === undefined ? call : metadata.shownOne(choice, call));
       const withCall = (event: ToolCallDeltaEvent, state: CallState): ToolCallDeltaEvent => {
         const call = { id: state.id ?? null, name: state.name ?? null, arguments: state.arguments };
         if (previews === undefined) return deltaWithCall(event, call);
@@ -128,12 +125,7 @@ export function groupToolCallsByIndex(options: GroupToolCallsByIndexOptions = {}
               return;
             }
             case 'provider-metadata':
-              if (event.choice !== undefined && event.call !== undefined) {
-                const key = `${event.choice}:${event.call}`;
-                let bag = (metadata ??= new Map()).get(key);
-                if (bag === undefined) metadata.set(key, (bag = new MetadataBag()));
-                bag.apply(event);
-              }
+              if (event.call !== undefined) (metadata ??= new CallMetadata()).apply(event);
               subscriber.next(event);
               return;
             default:

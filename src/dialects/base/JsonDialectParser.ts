@@ -114,10 +114,13 @@ export abstract class JsonDialectParser implements DialectParser {
    * template is the same objects, so after its first payload a shape's keys are never looked at again:
    * a chunk whose shape holds only mapped keys costs one lookup per level.
    */
-  private readonly unmappedKeys = new WeakMap<object, readonly string[]>();
-  /** The last value kept of each unmapped field, per place: a field every chunk repeats is kept once. */
-  private readonly lastKept = new Map<string, Map<string, unknown>>();
-  private readonly replyKept = new Map<string, unknown>();
+  private unmappedKeys: WeakMap<object, readonly string[]> | undefined = undefined;
+  /**
+   * The last value kept of each unmapped field, per place (`''` the reply, `2` a choice, `2:0` a call):
+   * a field every chunk repeats is kept once. Both made at the first use: most dialects keep nothing,
+   * and a gateway holds thousands of streams open.
+   */
+  private lastKept: Map<string, Map<string, unknown>> | undefined = undefined;
   private readonly unknownEvents: boolean;
   /**
    * Where the first reply text sat that no event was read from (`choices[0].text`), looked for only
@@ -257,11 +260,12 @@ export abstract class JsonDialectParser implements DialectParser {
    * time is not kept again. A shape of mapped keys only is remembered: its next payloads cost a lookup.
    */
   protected keepUnmapped(object: JsonObject, mapped: ReadonlySet<string>, place: MetadataPlace = {}): void {
-    let keys = this.unmappedKeys.get(object);
+    const unmapped = (this.unmappedKeys ??= new WeakMap());
+    let keys = unmapped.get(object);
     if (keys === undefined) {
       const found: string[] = [];
       for (const key of Object.keys(object)) if (!mapped.has(key)) found.push(key);
-      this.unmappedKeys.set(object, (keys = found));
+      unmapped.set(object, (keys = found));
     }
     if (keys.length === 0 || this.metadataCapped) return;
     const last = this.lastKeptAt(place);
@@ -316,11 +320,10 @@ export abstract class JsonDialectParser implements DialectParser {
   }
 
   private lastKeptAt(place: MetadataPlace): Map<string, unknown> {
-    // The reply's own, the commonest (an envelope field every chunk repeats), is made no key for.
-    if (place.choice === undefined) return this.replyKept;
-    const key = place.call === undefined ? `${place.choice}` : `${place.choice}:${place.call}`;
-    let last = this.lastKept.get(key);
-    if (last === undefined) this.lastKept.set(key, (last = new Map()));
+    const key = place.choice === undefined ? '' : place.call === undefined ? `${place.choice}` : `${place.choice}:${place.call}`;
+    const kept = (this.lastKept ??= new Map());
+    let last = kept.get(key);
+    if (last === undefined) kept.set(key, (last = new Map()));
     return last;
   }
 
