@@ -1,4 +1,11 @@
+import { of, toArray } from 'rxjs';
 import { SseFrame } from '../../src/frames/SseParser';
+import { decodeUtf8 } from '../../src/frames/decodeUtf8';
+import { sseFrames } from '../../src/frames/sseFrames';
+import { openaiChat } from '../../src/dialects/openai-chat/openaiChat';
+import { assembleChunks } from '../../src/reply/assembleChunks';
+import { groupToolCallsByIndex } from '../../src/reply/groupToolCallsByIndex';
+import { collectSync } from '../support/collect';
 import { aiSdkUi } from '../../src/dialects/ai-sdk-ui/aiSdkUi';
 import { anthropic } from '../../src/dialects/anthropic/anthropic';
 import { autoDialect } from '../../src/dialects/auto';
@@ -16,7 +23,7 @@ import { frame } from '../support/frames';
 // the choice (`providerMetadata.<provider>.items`) and counts as output, so a reply of only such an
 // item is whole, and a reply cut after it carries it in its partial. Each stream
 // is written from the format's documented events, with a kind of item the dialect does not read.
-// (Fields a dialect does not map: spec/reply/providerMetadata.spec.ts, through a dialect of its own.)
+// Fields a dialect does not map: `openai-chat` below, and spec/reply/providerMetadata.spec.ts.
 
 /** Frames through a dialect and a tracker: the completion, or the error. */
 function complete(dialect: DialectFactory, frames: readonly SseFrame[]): { completion?: Completion; error?: unknown } {
@@ -174,5 +181,69 @@ describe('an output item of a kind the dialect does not read', () => {
         [provider]: { items: expect.arrayContaining([items[0]]) as unknown },
       });
     });
+  });
+});
+
+describe('openai-chat keeps every field it does not map, where it arrived', () => {
+  // A chunk as OpenAI-compatible servers send it, with fields beside the ones the dialect reads at each
+  // level: OpenRouter's `provider` and `reasoning_details`, vLLM's `stop_reason`, and Gemini's
+  // `extra_content` on a call (its thought signature, which must go back with the call).
+  const head = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1767225600, model: 'm', system_fingerprint: 'fp_1' };
+  const call = {
+    index: 0,
+    id: 'call_1',
+    type: 'function',
+    function: { name: 'f', arguments: '{}' },
+    extra_content: { google: { thought_signature: 'c2ln' } },
+  };
+  const frames = [
+    frame({
+      ...head,
+      provider: 'Acme',
+      choices: [{ index: 0, delta: { role: 'assistant', content: 'Hi', reasoning_details: [{ type: 'reasoning.text', text: 'r' }] } }],
+    }),
+    frame({ ...head, choices: [{ index: 0, delta: { tool_calls: [call] } }] }),
+    frame({ ...head, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls', stop_reason: null }] }),
+    frame('[DONE]'),
+  ];
+  const SIGNATURE = { openai: { extra_content: { google: { thought_signature: 'c2ln' } } } };
+
+  it('on the completion, the choice and the call, at every chunk size, a field every chunk repeats kept once', () => {
+    for (const size of [undefined, ...CHUNK_SIZES]) {
+      const { completion, events } = assembleText(sse(frames), openaiChat, size === undefined ? {} : { chunkSize: size });
+      expect(completion!.providerMetadata).toEqual({ openai: { created: 1767225600, system_fingerprint: 'fp_1', provider: 'Acme' } });
+      expect(completion!.choices[0]!.providerMetadata).toEqual({
+        openai: { reasoning_details: [{ type: 'reasoning.text', text: 'r' }], stop_reason: null },
+      });
+      expect(completion!.toolCalls[0]!.providerMetadata).toEqual(SIGNATURE);
+      expect(events.filter((event) => event.type === 'provider-metadata' && event.choice === undefined)).toHaveLength(1);
+    }
+  });
+
+  it('on the tool-call event that groupToolCallsByIndex emits, as on the completion', () => {
+    const outcome = collectSync(
+      of(new TextEncoder().encode(sse(frames))).pipe(
+        decodeUtf8(),
+        sseFrames(),
+        assembleChunks({ dialect: openaiChat }),
+        groupToolCallsByIndex(),
+        toArray(),
+      ),
+    );
+    const calls = outcome.values[0]!.filter((event) => event.type === 'tool-call');
+    expect(calls).toEqual([
+      { type: 'tool-call', choice: 0, call: { index: 0, id: 'call_1', name: 'f', arguments: '{}', args: {}, providerMetadata: SIGNATURE } },
+    ]);
+  });
+
+  it('keeps none for chunks of only the fields it reads', () => {
+    const plain = [
+      frame({ id: 'chatcmpl-1', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: { content: 'Hi' } }] }),
+      frame({ id: 'chatcmpl-1', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
+      frame('[DONE]'),
+    ];
+    const { completion } = complete(openaiChat, plain);
+    expect('providerMetadata' in completion!).toBe(false);
+    expect('providerMetadata' in completion!.choices[0]!).toBe(false);
   });
 });
