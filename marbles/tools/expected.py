@@ -209,6 +209,7 @@ class ToolCallAcc:
         self.arguments = []
         self.kind = None  # 'custom' for a free-form call, whose text is never parsed
         self.closed = False  # a custom call: its item or its input was finished
+        self.metadata = {}  # fields of its fragments that the dialect does not map, the last value of each
 
 
 def utf16_length(text):
@@ -231,6 +232,7 @@ class ChoiceAcc:
         self.sources = []  # sources cited or searched, in arrival order, in the shape of the Completion
         self.audio = None  # {'id', 'data': [pieces], 'transcript': [pieces], 'expiresAt'} once audio came
         self.provider_calls = []  # tools the provider ran itself: {id, name, type, input[, result]}
+        self.metadata = {}  # fields of the choice (and its deltas) that the dialect does not map, the last value of each
 
     def _new_call(self):
         call = ToolCallAcc(len(self.calls))
@@ -323,6 +325,8 @@ class Assembly:
         self.sum_total = False  # Anthropic and Ollama: totalTokens = promptTokens + completionTokens
         self.timings = None
         self.reasoning_tokens = 0
+        self.provider = None  # the namespace of providerMetadata: 'openai'
+        self.metadata = {}  # fields of the envelope that the dialect does not map, the last value of each
 
     def choice(self, index):
         if index not in self.choices:
@@ -428,6 +432,8 @@ class Assembly:
                     'arguments': arguments,
                     'args': args,
                 })
+                if call.metadata:
+                    shaped['providerMetadata'] = {self.provider: dict(call.metadata)}
                 calls.append(shaped)
             entry = {
                 'index': index,
@@ -457,6 +463,8 @@ class Assembly:
                 }
             if choice.provider_calls:
                 entry['providerToolCalls'] = [dict(call) for call in choice.provider_calls]
+            if choice.metadata:
+                entry['providerMetadata'] = {self.provider: dict(choice.metadata)}
             choices.append(entry)
         first = choices[0] if choices[0]['index'] == 0 else None
         if first is None:
@@ -478,6 +486,9 @@ class Assembly:
             if part in first:
                 result[part] = first[part]
         result['choices'] = choices
+        # The envelope's own: unlike the parts above, not choice 0's.
+        if self.metadata:
+            result['providerMetadata'] = {self.provider: dict(self.metadata)}
         return result
 
 
@@ -551,7 +562,22 @@ def openai_token(entry):
     return out
 
 
+# What `openai-chat` reads at each level of a chunk (or knows to carry nothing: `object`, the padding
+# `obfuscation`, `role`); every other field is kept as providerMetadata.openai where it arrived.
+OPENAI_MAPPED_ENVELOPE = {'id', 'object', 'model', 'choices', 'usage', 'x_groq', 'timings', 'prompt_progress', 'obfuscation'}
+OPENAI_MAPPED_CHOICE = {'index', 'delta', 'logprobs', 'finish_reason', 'text'}
+OPENAI_MAPPED_DELTA = {'role', 'content', 'reasoning_content', 'reasoning', 'refusal', 'audio', 'annotations', 'tool_calls', 'function_call'}
+OPENAI_MAPPED_CALL = {'index', 'id', 'type', 'function', 'custom'}
+
+
+def keep_unmapped(into, fields, mapped):
+    for key, value in fields.items():
+        if key not in mapped:
+            into[key] = value
+
+
 def openai_chunk(assembly, chunk):
+    assembly.provider = 'openai'
     assembly.take_id(chunk.get('id'))
     assembly.take_model(chunk.get('model'))
     if isinstance(chunk.get('timings'), dict):
@@ -564,6 +590,7 @@ def openai_chunk(assembly, chunk):
                 raise Unsupported('a choice that is not an object')
             index = raw_choice.get('index')
             choice = assembly.choice(index if is_int(index) else position)
+            keep_unmapped(choice.metadata, raw_choice, OPENAI_MAPPED_CHOICE)
             delta = raw_choice.get('delta')
             if not isinstance(delta, dict):
                 delta = {}
@@ -599,12 +626,14 @@ def openai_chunk(assembly, chunk):
                     if not isinstance(arguments, str):
                         raise Unsupported('tool call arguments that are not a string')
                     raw_index = fragment.get('index')
-                    choice.tool_fragment(
+                    call = choice.tool_fragment(
                         raw_index if is_int(raw_index) else None,
                         text_piece(fragment.get('id')),
                         text_piece(function.get('name')),
                         arguments,
                     )
+                    keep_unmapped(call.metadata, fragment, OPENAI_MAPPED_CALL)
+            keep_unmapped(choice.metadata, delta, OPENAI_MAPPED_DELTA)
             logprobs = raw_choice.get('logprobs')
             if isinstance(logprobs, dict):
                 for channel in ('content', 'refusal'):
@@ -617,6 +646,7 @@ def openai_chunk(assembly, chunk):
                     raise Unsupported('an empty finish_reason')
                 choice.raw_finish = finish
     openai_usage(assembly, chunk.get('usage'))
+    keep_unmapped(assembly.metadata, chunk, OPENAI_MAPPED_ENVELOPE)
     x_groq = chunk.get('x_groq')
     if isinstance(x_groq, dict):
         openai_usage(assembly, x_groq.get('usage'))

@@ -1,4 +1,11 @@
+import { of, toArray } from 'rxjs';
 import { SseFrame } from '../../src/frames/SseParser';
+import { decodeUtf8 } from '../../src/frames/decodeUtf8';
+import { sseFrames } from '../../src/frames/sseFrames';
+import { openaiChat } from '../../src/dialects/openai-chat/openaiChat';
+import { assembleChunks } from '../../src/reply/assembleChunks';
+import { groupToolCallsByIndex } from '../../src/reply/groupToolCallsByIndex';
+import { collectSync } from '../support/collect';
 import { aiSdkUi } from '../../src/dialects/ai-sdk-ui/aiSdkUi';
 import { anthropic } from '../../src/dialects/anthropic/anthropic';
 import { autoDialect } from '../../src/dialects/auto';
@@ -16,7 +23,7 @@ import { frame } from '../support/frames';
 // the choice (`providerMetadata.<provider>.items`) and counts as output, so a reply of only such an
 // item is whole, and a reply cut after it carries it in its partial. Each stream
 // is written from the format's documented events, with a kind of item the dialect does not read.
-// (Fields a dialect does not map: spec/reply/providerMetadata.spec.ts, through a dialect of its own.)
+// Fields a dialect does not map: `openai-chat` below, and spec/reply/providerMetadata.spec.ts.
 
 /** Frames through a dialect and a tracker: the completion, or the error. */
 function complete(dialect: DialectFactory, frames: readonly SseFrame[]): { completion?: Completion; error?: unknown } {
@@ -174,5 +181,133 @@ describe('an output item of a kind the dialect does not read', () => {
         [provider]: { items: expect.arrayContaining([items[0]]) as unknown },
       });
     });
+  });
+});
+
+describe('openai-chat keeps every field it does not map, where it arrived', () => {
+  // A chunk as OpenAI-compatible servers send it, with fields beside the ones the dialect reads at each
+  // level: OpenRouter's `provider` and `reasoning_details`, vLLM's `stop_reason`, and Gemini's
+  // `extra_content` on a call (its thought signature, which must go back with the call).
+  const head = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1767225600, model: 'm', system_fingerprint: 'fp_1' };
+  const call = {
+    index: 0,
+    id: 'call_1',
+    type: 'function',
+    function: { name: 'f', arguments: '{}' },
+    extra_content: { google: { thought_signature: 'c2ln' } },
+  };
+  const frames = [
+    frame({
+      ...head,
+      provider: 'Acme',
+      choices: [{ index: 0, delta: { role: 'assistant', content: 'Hi', reasoning_details: [{ type: 'reasoning.text', text: 'r' }] } }],
+    }),
+    frame({ ...head, choices: [{ index: 0, delta: { tool_calls: [call] } }] }),
+    frame({ ...head, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls', stop_reason: null }] }),
+    frame('[DONE]'),
+  ];
+  const SIGNATURE = { openai: { extra_content: { google: { thought_signature: 'c2ln' } } } };
+
+  it('on the completion, the choice and the call, at every chunk size, a field every chunk repeats kept once', () => {
+    for (const size of [undefined, ...CHUNK_SIZES]) {
+      const { completion, events } = assembleText(sse(frames), openaiChat, size === undefined ? {} : { chunkSize: size });
+      expect(completion!.providerMetadata).toEqual({ openai: { created: 1767225600, system_fingerprint: 'fp_1', provider: 'Acme' } });
+      expect(completion!.choices[0]!.providerMetadata).toEqual({
+        openai: { reasoning_details: [{ type: 'reasoning.text', text: 'r' }], stop_reason: null },
+      });
+      expect(completion!.toolCalls[0]!.providerMetadata).toEqual(SIGNATURE);
+      expect(events.filter((event) => event.type === 'provider-metadata' && event.choice === undefined)).toHaveLength(1);
+    }
+  });
+
+  it('on the tool-call event that groupToolCallsByIndex emits, as on the completion', () => {
+    const outcome = collectSync(
+      of(new TextEncoder().encode(sse(frames))).pipe(
+        decodeUtf8(),
+        sseFrames(),
+        assembleChunks({ dialect: openaiChat }),
+        groupToolCallsByIndex(),
+        toArray(),
+      ),
+    );
+    const calls = outcome.values[0]!.filter((event) => event.type === 'tool-call');
+    expect(calls).toEqual([
+      { type: 'tool-call', choice: 0, call: { index: 0, id: 'call_1', name: 'f', arguments: '{}', args: {}, providerMetadata: SIGNATURE } },
+    ]);
+  });
+
+  it('keeps none for chunks of only the fields it reads', () => {
+    const plain = [
+      frame({ id: 'chatcmpl-1', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: { content: 'Hi' } }] }),
+      frame({ id: 'chatcmpl-1', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
+      frame('[DONE]'),
+    ];
+    const { completion } = complete(openaiChat, plain);
+    expect('providerMetadata' in completion!).toBe(false);
+    expect('providerMetadata' in completion!.choices[0]!).toBe(false);
+  });
+});
+
+describe('fields kept from chunks read through a learned shape', () => {
+  // After two chunks of one shape, the parser reads the next ones through a template and the base
+  // skips the fields it kept already. These streams are long enough for that, and each is built so
+  // that a skip where a field did change would lose it.
+  const chunk = (fields: Record<string, unknown>, choice: Record<string, unknown> = {}, text = 'x') =>
+    frame({
+      id: 'c',
+      object: 'chat.completion.chunk',
+      model: 'm',
+      ...fields,
+      choices: [{ index: 0, delta: { content: text }, ...choice }],
+    });
+  const end = [
+    frame({ id: 'c', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
+    frame('[DONE]'),
+  ];
+  const kept = (frames: readonly SseFrame[]) => {
+    const { completion, error } = complete(openaiChat, [...frames, ...end]);
+    expect(error).toBeUndefined();
+    return completion!;
+  };
+
+  it('keeps a field whose value changes in every chunk at its last value', () => {
+    const frames = Array.from({ length: 12 }, (_, n) => chunk({ stamp: `t${n}` }));
+    expect(kept(frames).providerMetadata).toEqual({ openai: { stamp: 't11' } });
+  });
+
+  it('keeps a field again when a chunk of another shape changed it in between', () => {
+    const same = Array.from({ length: 6 }, () => chunk({ tier: 'a' }));
+    const other = frame({ id: 'c', object: 'chat.completion.chunk', model: 'm', tier: 'b', choices: [] });
+    expect(kept([...same, other, ...same]).providerMetadata).toEqual({ openai: { tier: 'a' } });
+    expect(kept([...same, other]).providerMetadata).toEqual({ openai: { tier: 'b' } });
+  });
+
+  it('keeps a choice field for each choice when the choice index is what varies', () => {
+    // One shape for all choices: `index` is a hole, and the kept field's place depends on it. The
+    // first chunks of choices 0 and 1 teach the shape, choice 2's is read through it to judge it, and
+    // choice 3's is the first whose place differs from the judged chunk's.
+    const frames = Array.from({ length: 12 }, (_, n) => chunk({}, { index: n % 4, logprobs: null, seed: 's' }));
+    const all = [0, 1, 2, 3].map((index) =>
+      frame({ id: 'c', object: 'chat.completion.chunk', model: 'm', choices: [{ index, delta: {}, finish_reason: 'stop' }] }),
+    );
+    const { completion, error } = complete(openaiChat, [...frames, ...all, frame('[DONE]')]);
+    expect(error).toBeUndefined();
+    expect(completion!.choices.map((choice) => choice.providerMetadata)).toEqual(
+      Array.from({ length: 4 }, () => ({ openai: { seed: 's' } })),
+    );
+  });
+
+  it('keeps a field nested in an object whose inner value varies', () => {
+    const frames = Array.from({ length: 12 }, (_, n) => chunk({ meta: { step: n, kind: 'k' } }));
+    expect(kept(frames).providerMetadata).toEqual({ openai: { meta: { step: 11, kind: 'k' } } });
+  });
+
+  it('reads the same at every chunk size and through auto as one chunk at a time', () => {
+    const frames = Array.from({ length: 20 }, (_, n) => chunk({ stamp: n % 3 === 0 ? 'a' : 'b', fixed: true }, {}, `w${n}`));
+    const text = sse([...frames, ...end]);
+    const whole = assembleText(text, openaiChat).completion!;
+    expect(whole.providerMetadata).toEqual({ openai: { stamp: 'b', fixed: true } });
+    for (const size of CHUNK_SIZES) expect(assembleText(text, openaiChat, { chunkSize: size }).completion).toEqual(whole);
+    expect(assembleText(text, autoDialect).completion).toEqual(whole);
   });
 });

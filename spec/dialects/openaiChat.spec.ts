@@ -27,6 +27,9 @@ const TOKYO = {
 /** The last chunk's usage: the details' zero counts are kept, as the other readings of usage keep them. */
 const USAGE = { promptTokens: 84, completionTokens: 52, totalTokens: 136, cachedPromptTokens: 0, reasoningTokens: 0 };
 
+/** The fields every chunk of the example stream carries that no field of a completion names. */
+const ENVELOPE = { created: 1767225600, service_tier: 'default', system_fingerprint: 'fp_6f2a1c9e7b' };
+
 /** The example stream's completion, read off the file by hand. */
 const EXAMPLE_COMPLETION: Completion = {
   id: ID,
@@ -51,6 +54,7 @@ const EXAMPLE_COMPLETION: Completion = {
       rawFinishReason: 'tool_calls',
     },
   ],
+  providerMetadata: { openai: ENVELOPE },
 };
 
 const content = (text: string): ChatEvent => ({ type: 'content', choice: 0, text });
@@ -58,11 +62,12 @@ const args = (index: number, text: string): ChatEvent => ({ type: 'tool-call-del
 
 /**
  * The example stream's events, read off the file by hand: the first chunk's empty content and null
- * refusal make none, each call's first fragment names it, and the usage comes from the last chunk,
- * after the finish.
+ * refusal make none, its envelope's fields that no field names are kept once (every chunk repeats
+ * them), each call's first fragment names it, and the usage comes from the last chunk, after the finish.
  */
 const EXAMPLE_EVENTS: ChatEvent[] = [
   { type: 'start', id: ID, model: MODEL },
+  { type: 'provider-metadata', provider: 'openai', fields: ENVELOPE },
   content('Let me'),
   content(' check both'),
   content(' cities.'),
@@ -431,7 +436,7 @@ describe('openai-chat dialect', () => {
       expect(readChat([frame({ id: 'x', choices: [{ delta: {} }] }), DONE], { strict: true }).error).toBeInstanceOf(ProtocolError);
     });
 
-    it('ignores unknown fields at every level', () => {
+    it('reads the same events with unknown fields at every level, and keeps each where it arrived', () => {
       const noisy = {
         id: 'chatcmpl-1',
         model: 'm',
@@ -466,7 +471,14 @@ describe('openai-chat dialect', () => {
       };
       const noisyResult = readChat([frame(noisy), DONE]);
       expect(noisyResult.error).toBeUndefined();
-      expect(noisyResult).toEqual(readChat([frame(plain), DONE]));
+      expect(noisyResult.events.filter((event) => event.type !== 'provider-metadata')).toEqual(readChat([frame(plain), DONE]).events);
+      // Inside a field the dialect reads (`function.strict`, `usage.new_counter`), nothing is kept apart.
+      expect(noisyResult.events.filter((event) => event.type === 'provider-metadata')).toEqual([
+        { type: 'provider-metadata', provider: 'openai', choice: 0, fields: { surprise: true } },
+        { type: 'provider-metadata', provider: 'openai', choice: 0, call: 0, fields: { what: 2 } },
+        { type: 'provider-metadata', provider: 'openai', choice: 0, fields: { novel: 1 } },
+        { type: 'provider-metadata', provider: 'openai', fields: { extra: { deep: [1] } } },
+      ]);
     });
 
     it('is a StreamClosedEarlyError without [DONE], even after a finish', () => {

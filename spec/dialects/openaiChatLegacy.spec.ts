@@ -146,6 +146,8 @@ const OPENAI_COMPLETION: Completion = {
   timings: null,
   reasoningTokens: 0,
   logprobs: { content: OPENAI_LOGPROBS, refusal: null },
+  // Every chunk's `created`, which no field of a completion names: kept once.
+  providerMetadata: { openai: { created: 1767225600 } },
   choices: [
     {
       index: 0,
@@ -310,6 +312,8 @@ const LLAMACPP_COMPLETION: Completion = {
   timings: LLAMACPP_TIMINGS,
   reasoningTokens: 0,
   logprobs: { content: LLAMACPP_LOGPROBS, refusal: null },
+  // Every chunk's `created` and `system_fingerprint` (llama.cpp's build), which no field names.
+  providerMetadata: { openai: { created: 1767225600, system_fingerprint: 'b6512-4f3a9c1e' } },
   choices: [
     {
       index: 0,
@@ -336,6 +340,7 @@ describe('openai-chat dialect: the legacy Completions stream (text_completion)',
         { type: 'start', id: 'cmpl-B7qLm2Xc9RtVw4NzKp8HsJd3Fg6Ya', model: 'gpt-3.5-turbo-instruct' },
         content('Paris'),
         { type: 'logprobs', choice: 0, content: OPENAI_LOGPROBS.slice(0, 1) },
+        { type: 'provider-metadata', provider: 'openai', fields: { created: 1767225600 } },
         content(' is the'),
         { type: 'logprobs', choice: 0, content: OPENAI_LOGPROBS.slice(1, 3) },
         content(' capital.'),

@@ -333,7 +333,8 @@ describe('openai-chat dialect: reply parts', () => {
       DONE;
 
     it('emit one logprobs event per chunk that has tokens, after its content, and none for empty lists', () => {
-      expect(assembleText(stream, openaiChat).events.slice(1, -2)).toEqual([
+      // After the start and the envelope's `created`, kept once (provider metadata).
+      expect(assembleText(stream, openaiChat).events.slice(2, -2)).toEqual([
         { type: 'content', choice: 0, text: 'Hello' },
         { type: 'logprobs', choice: 0, content: [HELLO] },
         { type: 'content', choice: 0, text: '!' },

@@ -85,6 +85,8 @@ export class JsonTemplateParser {
   private readonly samples: object[] = [];
   /** The values of the holes of the text being matched. */
   private readonly values: unknown[] = [];
+  /** The template the last text was read through; undefined when it was parsed in full. */
+  private last: Template | undefined = undefined;
   private learnFailures = 0;
   private hits = 0;
   private misses = 0;
@@ -100,6 +102,15 @@ export class JsonTemplateParser {
     return { hits: this.hits, misses: this.misses, learned: this.learned };
   }
 
+  /**
+   * The template the last text was read through, undefined when it was parsed in full: the same
+   * object for every text of one shape, for a reader that keeps what it learned of a shape (which of
+   * its values can change, with `mayChange`) on the shape.
+   */
+  get lastTemplate(): Template | undefined {
+    return this.last;
+  }
+
   /** The value of `text` as `JSON.parse` reads it; throws `JSON.parse`'s `SyntaxError` if it is not JSON. */
   parse(text: string): unknown {
     const templates = this.templates;
@@ -108,6 +119,7 @@ export class JsonTemplateParser {
       const value = this.match(template, text);
       if (value !== MISS) {
         this.hits++;
+        this.last = template;
         if (t > 0) {
           templates.splice(t, 1);
           templates.unshift(template);
@@ -115,6 +127,7 @@ export class JsonTemplateParser {
         return value;
       }
     }
+    this.last = undefined;
     const value: unknown = JSON.parse(text);
     this.misses++;
     if (text.length <= this.maxLearnLength && typeof value === 'object' && value !== null && this.learning()) this.learnFrom(text, value);

@@ -51,6 +51,20 @@ export interface Template {
   since: number;
   /** The template as one regular expression, made once it has read enough texts (see `templatePattern`). */
   pattern: RegExp | undefined;
+  /**
+   * What the reader of the values keeps with the shape, undefined until it sets it: `JsonDialectParser`
+   * notes there what the payloads of the shape keep, once it found that it cannot change.
+   */
+  note: unknown;
+  /** The containers of `root`, and those on the way to a hole: found at the first `mayChange`. */
+  parts: TemplateParts | undefined;
+}
+
+/** The containers of a template's value: all of them, and those a text read through it can change. */
+interface TemplateParts {
+  readonly all: ReadonlySet<object>;
+  /** The containers on the way from the root to a hole: a copy of one can hold another value. */
+  readonly onHolePaths: ReadonlySet<object>;
 }
 
 /** An object or array of a parsed value, written to by key. */
@@ -160,7 +174,42 @@ export function makeTemplate(value: object, holes: readonly Hole[]): Template | 
     hits: 0,
     since: Date.now(),
     pattern: undefined,
+    note: undefined,
+    parts: undefined,
   };
+}
+
+/**
+ * Whether `container[key]`, in a value read through `template` with `reuse`, can hold another value in
+ * the next text read through it: when the key is a hole, when its value holds one, or when the
+ * container is not part of the template's value (found elsewhere: nothing is known of it). A value
+ * that cannot change is written in the template's literals, the same for every text it reads.
+ */
+export function mayChange(template: Template, container: object, key: string | number): boolean {
+  const parts = (template.parts ??= partsOf(template));
+  if (!parts.all.has(container)) return true;
+  const containers = template.containers;
+  for (let h = 0; h < containers.length; h++) if (containers[h] === container && template.keys[h] === key) return true;
+  const value = (container as Container)[key];
+  return typeof value === 'object' && value !== null && parts.onHolePaths.has(value);
+}
+
+function partsOf(template: Template): TemplateParts {
+  const all = new Set<object>();
+  const pending: unknown[] = [template.root];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value !== 'object' || value === null || all.has(value)) continue;
+    all.add(value);
+    for (const child of Object.values(value)) pending.push(child);
+  }
+  const onHolePaths = new Set<object>();
+  const walk = (steps: readonly CopyStep[], container: Container): void => {
+    onHolePaths.add(container);
+    for (const step of steps) if (step.hole < 0) walk(step.children, container[step.key] as Container);
+  };
+  walk(template.steps, template.root as Container);
+  return { all, onHolePaths };
 }
 
 /** The container of the value at `path` in `root` (the path has at least one key: the root is an object). */

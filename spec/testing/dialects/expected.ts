@@ -28,6 +28,7 @@ export function expectedCompletion(reply: TestReply, format: ProviderFormat): Co
     reasoningTokens: 0,
     ...(first.reasoningSignatures === undefined ? {} : { reasoningSignatures: first.reasoningSignatures }),
     choices,
+    ...(facts.envelope === undefined ? {} : { providerMetadata: facts.envelope }),
   };
 }
 

@@ -1,4 +1,4 @@
-import { FinishReason } from '../../../src/types/events';
+import { FinishReason, ProviderMetadata } from '../../../src/types/events';
 import { ProviderFormat } from '../../../src/dialects/writing/wire';
 
 /**
@@ -34,7 +34,15 @@ export interface FormatFacts {
   readonly binary: boolean;
   /** A phrase of the message of the error the provider sends mid-stream. */
   readonly errorSays: string;
+  /**
+   * What the format's envelope carries on every chunk that no field of a completion names, as the
+   * kit writes it: the completion's `providerMetadata` (OpenAI's `created` and `system_fingerprint`).
+   */
+  readonly envelope?: ProviderMetadata;
 }
+
+/** OpenAI's chunks as the kit writes them: `created` 2026-01-01, and a fingerprint of the kit's own. */
+const OPENAI_ENVELOPE: ProviderMetadata = { openai: { created: 1767225600, system_fingerprint: 'fp_test' } };
 
 const ANTHROPIC_RAW = {
   stop: 'end_turn',
@@ -76,6 +84,7 @@ export const FORMATS: Readonly<Record<ProviderFormat, FormatFacts>> = {
     usage: 'free',
     details: ALL_DETAILS,
     errorSays: 'The server had an error processing your request',
+    envelope: OPENAI_ENVELOPE,
   },
   'openai-completions': {
     ...base,
@@ -88,6 +97,7 @@ export const FORMATS: Readonly<Record<ProviderFormat, FormatFacts>> = {
     usage: 'free',
     details: ALL_DETAILS,
     errorSays: 'The server had an error processing your request',
+    envelope: OPENAI_ENVELOPE,
   },
   'openai-responses': {
     ...base,

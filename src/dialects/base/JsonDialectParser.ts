@@ -1,4 +1,5 @@
 import { JsonTemplateParser } from '../../json/JsonTemplateParser.js';
+import { Template, mayChange } from '../../json/jsonTemplate.js';
 import { SseFrame } from '../../frames/SseParser.js';
 import { LlmStreamError, ProtocolError, ProtocolReason, StreamClosedEarlyError } from '../../errors/errors.js';
 import { ChatEvent, JsonValue } from '../../types/events.js';
@@ -32,6 +33,28 @@ const DEFAULT_MAX_TOOL_CALLS = 1024;
  * kept per stream of what no field names; a hostile stream cannot grow a reply past it.
  */
 export const DEFAULT_MAX_PROVIDER_METADATA_CHARS = 256 * 1024;
+
+/** The keys of an object that are not among the fields a dialect maps there. */
+interface UnmappedKeys {
+  readonly mapped: ReadonlySet<string>;
+  readonly keys: readonly string[];
+}
+
+function unmappedKeysOf(object: JsonObject, mapped: ReadonlySet<string>): UnmappedKeys {
+  const keys: string[] = [];
+  for (const key of Object.keys(object)) if (!mapped.has(key)) keys.push(key);
+  return { mapped, keys };
+}
+
+/**
+ * What the payloads of one shape keep, found by reading one of them: each `keepUnmapped` call's
+ * object, fields and place (choice and call, -1 for none), four entries a call, in order; valid while
+ * nothing kept has changed (`changes`).
+ */
+interface ShapeVerdict {
+  readonly changes: number;
+  readonly calls: readonly unknown[];
+}
 
 /** Where kept provider metadata belongs: the reply (nothing), a choice, or a tool call of a choice. */
 export interface MetadataPlace {
@@ -110,17 +133,28 @@ export abstract class JsonDialectParser implements DialectParser {
   private metadataChars = 0;
   private metadataCapped = false;
   /**
-   * The unmapped keys of each object seen, by identity. With `reuse`, every payload read through one
-   * template is the same objects, so after its first payload a shape's keys are never looked at again:
-   * a chunk whose shape holds only mapped keys costs one lookup per level.
+   * The unmapped keys of each object seen, by identity, with the fields they were found against. With
+   * `reuse`, every payload read through one template is the same objects: a shape's keys are looked
+   * for once.
    */
-  private unmappedKeys: WeakMap<object, readonly string[]> | undefined = undefined;
+  private unmappedKeys: WeakMap<object, UnmappedKeys> | undefined = undefined;
   /**
    * The last value kept of each unmapped field, per place (`''` the reply, `2` a choice, `2:0` a call):
    * a field every chunk repeats is kept once. Both made at the first use: most dialects keep nothing,
    * and a gateway holds thousands of streams open.
    */
   private lastKept: Map<string, Map<string, unknown>> | undefined = undefined;
+  /** Counts the changes of what was kept: a shape's verdict holds while it is the same (see `judgeShape`). */
+  private keptChanges = 0;
+  /** The verdict on the shape of the payload being read, when it holds: its `keepUnmapped` calls, in order. */
+  private settled: ShapeVerdict | undefined = undefined;
+  /** The next call of `settled` to compare. */
+  private settledCall = 0;
+  /** The shape of the payload being read, while it is judged, and what its `keepUnmapped` calls were. */
+  private judged: Template | undefined = undefined;
+  private judgedCalls: unknown[] = [];
+  /** A field the judged payload keeps can differ in the next payload of its shape: no verdict. */
+  private judgedChanges = false;
   private readonly unknownEvents: boolean;
   /**
    * Where the first reply text sat that no event was read from (`choices[0].text`), looked for only
@@ -178,8 +212,41 @@ export abstract class JsonDialectParser implements DialectParser {
     const payload = this.parsePayload(frame);
     const error = this.errorIn(frame, payload);
     if (error !== undefined) throw error;
+    this.judgeShape(payload);
     this.read(payload, frame);
+    const judged = this.judged;
+    if (judged !== undefined) {
+      this.judged = undefined;
+      // Nothing it kept is at a hole: the next payloads of this shape keep the same values, now kept.
+      if (!this.judgedChanges) judged.note = { changes: this.keptChanges, calls: this.judgedCalls } satisfies ShapeVerdict;
+    }
     if (this.emit !== this.sink && this.unreadText === undefined) this.unreadText = findText(payload);
+  }
+
+  /**
+   * Whether what `payload` keeps is known already. A payload read through a template is the template's
+   * own objects, whose values outside the holes are the same in every payload of that shape. Once one
+   * payload of a shape was read with no kept field at a hole, the next ones keep the same values again,
+   * which are kept, as long as nothing kept has changed since (another shape may have kept another
+   * value in the same place) and they ask in the same places with the same fields: `keepUnmapped`
+   * then compares its arguments with the verdict's and returns, and a chunk pays for its holes only,
+   * as with no keeping at all.
+   */
+  private judgeShape(payload: JsonObject): void {
+    const shape = this.json.lastTemplate;
+    this.settled = undefined;
+    this.judged = undefined;
+    // A parse offered by `usePreparsed` or of another text (a dialect's own) is no template's value.
+    if (shape === undefined || shape.root !== payload) return;
+    const verdict = shape.note as ShapeVerdict | undefined;
+    if (verdict !== undefined && verdict.changes === this.keptChanges) {
+      this.settled = verdict;
+      this.settledCall = 0;
+    } else {
+      this.judged = shape;
+      this.judgedCalls = [];
+      this.judgedChanges = false;
+    }
   }
 
   end(): void {
@@ -260,12 +327,25 @@ export abstract class JsonDialectParser implements DialectParser {
    * time is not kept again. A shape of mapped keys only is remembered: its next payloads cost a lookup.
    */
   protected keepUnmapped(object: JsonObject, mapped: ReadonlySet<string>, place: MetadataPlace = {}): void {
+    const choice = place.choice ?? -1;
+    const call = place.call ?? -1;
+    const settled = this.settled;
+    if (settled !== undefined) {
+      const calls = settled.calls;
+      const at = this.settledCall;
+      this.settledCall = at + 4;
+      if (calls[at] === object && calls[at + 1] === mapped && calls[at + 2] === choice && calls[at + 3] === call) return;
+      // Asked otherwise than the verdict's payload (a hole chose another branch): the rest is read in full.
+      this.settled = undefined;
+    }
     const unmapped = (this.unmappedKeys ??= new WeakMap());
-    let keys = unmapped.get(object);
-    if (keys === undefined) {
-      const found: string[] = [];
-      for (const key of Object.keys(object)) if (!mapped.has(key)) found.push(key);
-      unmapped.set(object, (keys = found));
+    let found = unmapped.get(object);
+    if (found === undefined || found.mapped !== mapped) unmapped.set(object, (found = unmappedKeysOf(object, mapped)));
+    const keys = found.keys;
+    const judged = this.judged;
+    if (judged !== undefined) {
+      this.judgedCalls.push(object, mapped, choice, call);
+      if (!this.judgedChanges) for (const key of keys) if (mayChange(judged, object, key)) this.judgedChanges = true;
     }
     if (keys.length === 0 || this.metadataCapped) return;
     const last = this.lastKeptAt(place);
@@ -286,7 +366,10 @@ export abstract class JsonDialectParser implements DialectParser {
       if (!(cause instanceof RangeError)) throw cause;
       return this.capMetadata();
     }
-    if (fields !== undefined) this.keepMetadata({ ...place, fields });
+    if (fields !== undefined) {
+      this.keptChanges++;
+      this.keepMetadata({ ...place, fields });
+    }
   }
 
   /**

@@ -13,6 +13,36 @@ import { readOpenAiUsage, readTimings, readPromptProgress } from '../base/usage.
 const STRICT_FINISH_REASONS = new Set(['stop', 'tool_calls', 'length', 'function_call']);
 
 /**
+ * The fields this dialect reads at each level of a chunk, or knows to carry nothing (`object` names
+ * the chunk, `obfuscation` is padding, `role` is always the assistant's). Every other field is kept as
+ * `providerMetadata.openai` of the reply (envelope), of the choice (choice and delta) or of the call:
+ * `created`, `system_fingerprint` and `service_tier` too, which the `Completion` has no field for.
+ */
+const MAPPED_ENVELOPE: ReadonlySet<string> = new Set([
+  'id',
+  'object',
+  'model',
+  'choices',
+  'usage',
+  'x_groq',
+  'timings',
+  'prompt_progress',
+  'obfuscation',
+]);
+const MAPPED_CHOICE: ReadonlySet<string> = new Set(['index', 'delta', 'logprobs', 'finish_reason', 'text']);
+const MAPPED_DELTA: ReadonlySet<string> = new Set([
+  'role',
+  'content',
+  'reasoning_content',
+  'reasoning',
+  'refusal',
+  'audio',
+  'annotations',
+  'tool_calls',
+  'function_call',
+]);
+
+/**
  * The OpenAI Chat Completions stream and its compatible servers (llama.cpp, vLLM, DeepSeek, Groq,
  * OpenRouter, Azure, Ollama `/v1`, Mistral, Gemini's compatible endpoint): `choices[].delta` with
  * `content`, `refusal`, `reasoning_content` or `reasoning`, `audio`, `annotations`, `tool_calls`
@@ -109,6 +139,7 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
     const usage = this.readUsage(chunk);
     if (usage !== undefined) this.emit({ type: 'usage', usage });
     if (timings !== undefined) this.emit({ type: 'timings', timings });
+    this.keepUnmapped(chunk, MAPPED_ENVELOPE);
   }
 
   /** `usage` and Groq's `x_groq.usage`, the standard one winning field by field. */
@@ -137,6 +168,7 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
           ? rawIndex
           : this.index(rawIndex, `choices[${position}].index`, 'a choice index');
 
+    this.keepUnmapped(choice, MAPPED_CHOICE, { choice: index });
     const delta = choice['delta'];
     if (isJsonObject(delta)) this.readDelta(delta, index, position);
     else if (delta !== undefined && delta !== null) throw this.protocolError(`choices[${position}].delta is not an object`);
@@ -187,6 +219,7 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
     this.readAnnotations(delta['annotations'], choice, where);
     this.readToolCalls(delta['tool_calls'], choice, position);
     this.readFunctionCall(delta['function_call'], choice, position);
+    this.keepUnmapped(delta, MAPPED_DELTA, { choice });
   }
 
   /** `delta.audio`: an `audio` event with the parts this piece had; notes a piece that is only the expiry. */

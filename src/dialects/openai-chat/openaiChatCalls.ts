@@ -1,9 +1,12 @@
-import { isJsonObject, nonEmptyString } from '../../internal/json.js';
+import { JsonObject, isJsonObject, nonEmptyString } from '../../internal/json.js';
 import { JsonDialectParser } from '../base/JsonDialectParser.js';
 import { describeValue, isIndex } from '../base/payloadValues.js';
 
 /** The id given to a legacy `function_call`, which has none on the wire. */
 const LEGACY_FUNCTION_CALL_ID = 'function_call';
+
+/** The fields of a tool-call fragment this dialect reads; any other is kept as the call's provider metadata. */
+const MAPPED_CALL: ReadonlySet<string> = new Set(['index', 'id', 'type', 'function', 'custom']);
 
 /** How one choice's tool-call fragments map to dense call indices. */
 class ToolCallIndex {
@@ -65,6 +68,12 @@ export abstract class OpenAiChatCallReader extends JsonDialectParser {
     const fragment = this.fragment(entry, position, k);
     const calls = this.callsOf(choice);
     const index = this.callIndex(calls, choice, fragment, position, k);
+    this.emitFragment(fragment, choice, index);
+    // Checked by `fragment`: an object. Kept after the fragment's event, for the call it names.
+    this.keepUnmapped(entry as JsonObject, MAPPED_CALL, { choice, call: index });
+  }
+
+  private emitFragment(fragment: Fragment, choice: number, index: number): void {
     const { id, name, text } = fragment;
     const type = 'tool-call-delta';
     // Every fragment of a custom call carries `custom` (its `input` piece), and says so.
