@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'util';
 import { JsonTemplateParser } from '../../src/json/JsonTemplateParser';
+import { mayChange } from '../../src/json/jsonTemplate';
 
 const FUZZ_RUNS = Number(process.env['FUZZ_RUNS']) || 0;
 if (FUZZ_RUNS > 0) jest.setTimeout(3_600_000);
@@ -370,5 +371,46 @@ describe('JsonTemplateParser', () => {
         { numRuns: FUZZ_RUNS > 0 ? FUZZ_RUNS : 200 },
       );
     });
+  });
+});
+
+describe('the shape a text was read through', () => {
+  // The object in `choices[0]` holding a key, in the value the parser returned with `reuse`.
+  type Obj = Record<string, unknown>;
+  const choiceOf = (value: unknown): Obj => ((value as Obj)['choices'] as Obj[])[0]!;
+
+  it('is undefined for a text parsed in full, and the same template for every text read through it', () => {
+    const parser = new JsonTemplateParser({ reuse: true });
+    parser.parse(contentChunk('a'));
+    expect(parser.lastTemplate).toBeUndefined();
+    parser.parse(contentChunk('b'));
+    expect(parser.lastTemplate).toBeUndefined(); // learned from, but parsed in full
+    const third = parser.parse(contentChunk('c'));
+    const template = parser.lastTemplate;
+    expect(template).toBeDefined();
+    expect(template!.root).toBe(third);
+    parser.parse(contentChunk('d'));
+    expect(parser.lastTemplate).toBe(template);
+    parser.parse('{"other":1}');
+    expect(parser.lastTemplate).toBeUndefined();
+  });
+
+  it('tells which values of it can change: a hole, a container on the way to one, anything outside it', () => {
+    const parser = new JsonTemplateParser({ reuse: true });
+    for (const text of ['a', 'b']) parser.parse(contentChunk(text));
+    const value = parser.parse(contentChunk('c')) as Obj;
+    const template = parser.lastTemplate!;
+    const choice = choiceOf(value);
+    const cases: [object, string | number, boolean][] = [
+      [choice['delta'] as object, 'content', true], // the hole
+      [choice, 'delta', true], // holds the hole
+      [value, 'choices', true], // holds it further down
+      [value, 'created', false], // a literal: the same in every text of the shape
+      [value, 'model', false],
+      [choice, 'finish_reason', false],
+      [choice, 'index', false],
+      [{ created: 1730000000 }, 'created', true], // not the template's: nothing is known of it
+    ];
+    for (const [container, key, changes] of cases) expect([key, mayChange(template, container, key)]).toEqual([key, changes]);
   });
 });
