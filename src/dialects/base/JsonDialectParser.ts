@@ -324,7 +324,9 @@ export abstract class JsonDialectParser implements DialectParser {
   /**
    * Keeps the fields of `object` that are not in `mapped` (what the dialect reads there, or knows to
    * carry nothing) as provider metadata of `place`, copied; a field whose value is the one kept last
-   * time is not kept again. A shape of mapped keys only is remembered: its next payloads cost a lookup.
+   * time is not kept again. Pass one constant set per level (a module's `ReadonlySet`): once a payload
+   * of a shape has been judged (see `judgeShape`), the next payloads of that shape cost a call one
+   * comparison of its arguments with the judged payload's, and a new set would fail it every time.
    */
   protected keepUnmapped(object: JsonObject, mapped: ReadonlySet<string>, place: MetadataPlace = {}): void {
     const choice = place.choice ?? -1;
