@@ -208,12 +208,16 @@ describe('hostile input', () => {
       }
     });
 
-    it('proto-keys-llamacpp: timings keep __proto__ as an own field, and their prototype is Object.prototype', () => {
+    it('proto-keys-llamacpp: timings and provider metadata keep __proto__ as an own field, and their prototype is Object.prototype', () => {
       const { bytes } = all.find((c) => c.name === 'proto-keys-llamacpp')!;
       const completion = completionOf(runSync([bytes], pipeline(NAMED['llamacpp-completion']!)));
       const timings = completion.timings!;
       expect(Object.getPrototypeOf(timings)).toBe(Object.prototype);
       expect(Object.getOwnPropertyDescriptor(timings, '__proto__')?.value).toBe(1);
+      // The first chunk's own `__proto__`, a field the dialect does not map, is kept as a field too.
+      const kept = completion.providerMetadata!['llamacpp']!;
+      expect(Object.getPrototypeOf(kept)).toBe(Object.prototype);
+      expect(Object.getOwnPropertyDescriptor(kept, '__proto__')?.value).toEqual({ stop: true, content: 'from-proto' });
     });
   });
 

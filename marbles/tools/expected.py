@@ -266,7 +266,9 @@ class ChoiceAcc:
 
     def whole_call(self, call_id, name, arguments):
         """A call that arrives complete (Gemini native, Ollama native): always a new position."""
-        self._fill(self._new_call(), call_id, name, arguments)
+        call = self._new_call()
+        self._fill(call, call_id, name, arguments)
+        return call
 
     def _fill(self, call, call_id, name, arguments):
         if call_id is not None:
@@ -1175,10 +1177,20 @@ def read_gemini(raw):
 
 OLLAMA_FINISH = normalizer({'stop': 'stop', 'length': 'length'})
 
+# What `ollama` reads at each level of a line, or knows to carry nothing: `created_at` is the time of
+# each line, `role` always the assistant's, `function.index` the call's place in its list. Every other
+# field is kept as providerMetadata.ollama where it arrived (the done line's durations, `context`).
+OLLAMA_MAPPED_LINE = {'model', 'created_at', 'message', 'response', 'thinking', 'logprobs', 'done', 'done_reason',
+                      'prompt_eval_count', 'eval_count'}
+OLLAMA_MAPPED_MESSAGE = {'role', 'content', 'thinking', 'tool_calls'}
+OLLAMA_MAPPED_CALL = {'id', 'function'}
+OLLAMA_MAPPED_FUNCTION = {'index', 'name', 'arguments'}
+
 
 def read_ollama(raw):
     assembly = Assembly('ollama')
     assembly.sum_total = True
+    assembly.provider = 'ollama'
 
     def body():
         lines, cut_mid_line = read_ndjson(raw)
@@ -1190,6 +1202,8 @@ def read_ollama(raw):
                 raise Fault('ProviderError', f'line {number} is an error')
             assembly.take_model(obj.get('model'))
             message = obj.get('message') or {}
+            keep_unmapped(choice.metadata, message, OLLAMA_MAPPED_MESSAGE)
+            keep_unmapped(assembly.metadata, obj, OLLAMA_MAPPED_LINE)
             piece = text_piece(message.get('thinking'))
             if piece is not None:
                 choice.reasoning.append(piece)
@@ -1201,7 +1215,9 @@ def read_ollama(raw):
                 arguments = function.get('arguments')
                 if not isinstance(arguments, str):
                     arguments = js_stringify(arguments if arguments is not None else {})
-                choice.whole_call(text_piece(call.get('id')), text_piece(function.get('name')), arguments)
+                made = choice.whole_call(text_piece(call.get('id')), text_piece(function.get('name')), arguments)
+                keep_unmapped(made.metadata, call, OLLAMA_MAPPED_CALL)
+                keep_unmapped(made.metadata, function, OLLAMA_MAPPED_FUNCTION)
             if obj.get('done') is True:
                 choice.raw_finish = obj.get('done_reason') or 'stop'
                 assembly.merge_usage({'prompt': obj.get('prompt_eval_count'), 'completion': obj.get('eval_count')})
@@ -1220,10 +1236,19 @@ def read_ollama(raw):
 
 LLAMACPP_FINISH = normalizer({'eos': 'stop', 'word': 'stop', 'limit': 'length'})
 
+# What `llamacpp-completion` reads in a chunk, or knows to carry nothing: `tokens` holds the ids of the
+# chunk's own text, a new value in every chunk. Every other field (`id_slot`, the last chunk's
+# `generation_settings`, `prompt`, `truncated`, `stopping_word`, `tokens_cached`, ...) is kept as
+# providerMetadata.llamacpp of the reply, the last value of each.
+LLAMACPP_MAPPED_CHUNK = {'index', 'content', 'tokens', 'stop', 'model', 'prompt_progress', 'completion_probabilities',
+                         'stop_type', 'stopped_eos', 'stopped_word', 'stopped_limit', 'tokens_evaluated',
+                         'tokens_predicted', 'timings'}
+
 
 def read_llamacpp_completion(raw):
     assembly = Assembly('llamacpp-completion')
     assembly.sum_total = True
+    assembly.provider = 'llamacpp'
 
     def body():
         frames, cut_mid_line = read_sse(raw)
@@ -1234,6 +1259,7 @@ def read_llamacpp_completion(raw):
             if chunk.get('error') is not None:
                 raise Fault('ProviderError', f'event {number} carries an error')
             assembly.take_model(chunk.get('model'))
+            keep_unmapped(assembly.metadata, chunk, LLAMACPP_MAPPED_CHUNK)
             if isinstance(chunk.get('timings'), dict):
                 assembly.timings = chunk['timings']
             piece = text_piece(chunk.get('content'))

@@ -26,6 +26,13 @@ const piece = (content: string, extra: Record<string, unknown> = {}) =>
 const last = (extra: Record<string, unknown> = {}) =>
   frame({ index: 0, content: '', tokens: [], id_slot: 0, stop: true, model: 'm.gguf', stop_type: 'eos', stopping_word: '', ...extra });
 
+/**
+ * What `piece` and `last` carry that the dialect does not map, kept on the reply: the slot (-1 on the
+ * pieces, the slot on the last chunk) and the last chunk's `stopping_word`.
+ */
+const PIECE_KEPT: ChatEvent = { type: 'provider-metadata', provider: 'llamacpp', fields: { id_slot: -1 } };
+const LAST_KEPT: ChatEvent = { type: 'provider-metadata', provider: 'llamacpp', fields: { id_slot: 0, stopping_word: '' } };
+
 const TIMINGS = {
   cache_n: 0,
   prompt_n: 9,
@@ -36,6 +43,27 @@ const TIMINGS = {
   predicted_ms: 162.77,
   predicted_per_token_ms: 20.34625,
   predicted_per_second: 49.149,
+};
+
+/** The fields of the example stream the dialect does not map, read off the file by hand: the slot, and the last chunk's. */
+const EXAMPLE_KEPT = {
+  id_slot: 0,
+  generation_settings: {
+    seed: 4294967295,
+    temperature: 0.8,
+    top_k: 40,
+    top_p: 0.95,
+    min_p: 0.05,
+    n_predict: -1,
+    stream: true,
+    stop: [],
+    samplers: ['penalties', 'dry', 'top_k', 'typ_p', 'top_p', 'min_p', 'xtc', 'temperature'],
+  },
+  prompt: '<|im_start|>user\nWhat is the capital of France?<|im_end|>\n<|im_start|>assistant\n',
+  has_new_line: false,
+  truncated: false,
+  stopping_word: '',
+  tokens_cached: 16,
 };
 
 const EXAMPLE_COMPLETION: Completion = {
@@ -61,6 +89,7 @@ const EXAMPLE_COMPLETION: Completion = {
       rawFinishReason: 'eos',
     },
   ],
+  providerMetadata: { llamacpp: EXAMPLE_KEPT },
 };
 
 /** A content event of the example stream. */
@@ -73,11 +102,13 @@ const usageAfter = (predicted: number): ChatEvent => ({
 
 /**
  * The example stream's events, read off the file by hand: per chunk its content then the running
- * usage; then start (the model comes only on the last chunk), finish, usage, timings, and done last.
+ * usage (and the slot, once); then start (the model comes only on the last chunk), finish, usage,
+ * timings, the fields the dialect does not map, and done last.
  */
 const EXAMPLE_EVENTS: ChatEvent[] = [
   contentEvent('Paris'),
   usageAfter(1),
+  PIECE_KEPT,
   contentEvent(' is'),
   usageAfter(2),
   contentEvent(' the'),
@@ -94,6 +125,7 @@ const EXAMPLE_EVENTS: ChatEvent[] = [
   { type: 'finish', choice: 0, reason: 'stop', raw: 'eos' },
   usageAfter(8),
   { type: 'timings', timings: TIMINGS },
+  { type: 'provider-metadata', provider: 'llamacpp', fields: EXAMPLE_KEPT },
   { type: 'done' },
 ];
 
@@ -124,8 +156,11 @@ describe('llamacppCompletion', () => {
         { type: 'progress', progress: { total: 3, cache: 0, processed: 3, timeMs: 1 } },
         { type: 'content', choice: 0, text: 'a' },
         { type: 'usage', usage: { promptTokens: null, completionTokens: 1, totalTokens: null } },
+        // The id the format does not have is no id of the reply: a field it does not map, kept.
+        { type: 'provider-metadata', provider: 'llamacpp', fields: { id_slot: -1, id: 'nope' } },
         { type: 'content', choice: 0, text: 'b' },
         { type: 'finish', choice: 0, reason: 'stop', raw: 'eos' },
+        LAST_KEPT,
         { type: 'done' },
       ]);
     });
@@ -136,19 +171,26 @@ describe('llamacppCompletion', () => {
           .events,
       ).toEqual([
         { type: 'content', choice: 0, text: 'a' },
+        PIECE_KEPT,
         { type: 'content', choice: 0, text: 'b' },
         { type: 'content', choice: 0, text: 'c' },
         { type: 'start', id: '', model: 'mid.gguf' },
         { type: 'content', choice: 0, text: 'd' },
         { type: 'content', choice: 0, text: 'e' },
         { type: 'finish', choice: 0, reason: 'stop', raw: 'eos' },
+        LAST_KEPT,
         { type: 'done' },
       ]);
     });
 
     it('emits no start when no chunk names a model', () => {
       expect(read([piece('a'), frame({ index: 0, content: '', stop: true, stop_type: 'eos' })])).toEqual({
-        events: [{ type: 'content', choice: 0, text: 'a' }, { type: 'finish', choice: 0, reason: 'stop', raw: 'eos' }, { type: 'done' }],
+        events: [
+          { type: 'content', choice: 0, text: 'a' },
+          PIECE_KEPT,
+          { type: 'finish', choice: 0, reason: 'stop', raw: 'eos' },
+          { type: 'done' },
+        ],
       });
       expect(read([piece('a'), last({ model: '' })]).events.some((e) => e.type === 'start')).toBe(false);
     });
@@ -163,9 +205,11 @@ describe('llamacppCompletion', () => {
 
     it('makes no event for empty content, and reads content on the last chunk (non-stream style)', () => {
       expect(read([piece(''), last({ content: 'tail' })]).events).toEqual([
+        PIECE_KEPT,
         { type: 'start', id: '', model: 'm.gguf' },
         { type: 'content', choice: 0, text: 'tail' },
         { type: 'finish', choice: 0, reason: 'stop', raw: 'eos' },
+        LAST_KEPT,
         { type: 'done' },
       ]);
     });
@@ -197,12 +241,31 @@ describe('llamacppCompletion', () => {
       ]);
     });
 
-    it('ignores unknown fields (generation_settings, __verbose)', () => {
+    it('reads the same past unknown fields (generation_settings, __verbose), and keeps them on the reply', () => {
       const noisy = read([
         piece('a', { __verbose: { x: 1 } }),
         last({ generation_settings: { temperature: 0.8 }, prompt: 'p', has_new_line: false, truncated: false, tokens_cached: 16 }),
       ]);
-      expect(noisy).toEqual(read([piece('a'), last()]));
+      const kept = noisy.events.filter((event) => event.type === 'provider-metadata');
+      expect({ events: noisy.events.filter((event) => event.type !== 'provider-metadata') }).toEqual({
+        events: read([piece('a'), last()]).events.filter((event) => event.type !== 'provider-metadata'),
+      });
+      expect(kept).toEqual([
+        { type: 'provider-metadata', provider: 'llamacpp', fields: { id_slot: -1, __verbose: { x: 1 } } },
+        {
+          type: 'provider-metadata',
+          provider: 'llamacpp',
+          fields: {
+            id_slot: 0,
+            stopping_word: '',
+            generation_settings: { temperature: 0.8 },
+            prompt: 'p',
+            has_new_line: false,
+            truncated: false,
+            tokens_cached: 16,
+          },
+        },
+      ]);
       expect(noisy.error).toBeUndefined();
     });
   });
@@ -425,8 +488,10 @@ describe('llamacppCompletion', () => {
       expect(read(frames)).toEqual({
         events: [
           { type: 'content', choice: 0, text: 'a' },
+          PIECE_KEPT,
           { type: 'start', id: '', model: 'm.gguf' },
           { type: 'finish', choice: 0, reason: 'stop', raw: 'eos' },
+          LAST_KEPT,
           { type: 'done' },
         ],
       });
@@ -448,7 +513,7 @@ describe('llamacppCompletion', () => {
         'the provider reported an error at frame 2: the request exceeds the available context size (exceed_context_size_error, code 500)',
       );
       expect(error).toMatchObject({ type: 'exceed_context_size_error', code: 500, position: { event: 2 } });
-      expect(events).toEqual([{ type: 'content', choice: 0, text: 'a' }]);
+      expect(events).toEqual([{ type: 'content', choice: 0, text: 'a' }, PIECE_KEPT]);
     });
 
     it('is a ProviderError for an event: error frame', () => {
@@ -536,50 +601,53 @@ describe('llamacppCompletion', () => {
 
     it('maps frames to events and completes after the chunk with stop: true', () => {
       testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
-        const source = cold<SseFrame>('-a-b---l-----|', {
+        // Spaced so that the first chunk's two events (its text, and the slot kept) fit before the next.
+        const source = cold<SseFrame>('-a----b----l-----|', {
           a: piece('Hel'),
           b: piece('lo', { tokens_predicted: 2, tokens_evaluated: 4 }),
           l: last({ stop_type: 'limit' }),
         });
-        expectObservable(source.pipe(assembleChunks({ dialect: llamacppCompletion }))).toBe('-a-(bu)(sfz)-|', {
+        expectObservable(source.pipe(assembleChunks({ dialect: llamacppCompletion }))).toBe('-(ak)-(bu)-(sfmz)|', {
           a: { type: 'content', choice: 0, text: 'Hel' },
+          k: PIECE_KEPT,
           b: { type: 'content', choice: 0, text: 'lo' },
           u: { type: 'usage', usage: { promptTokens: 4, completionTokens: 2, totalTokens: 6 } },
           s: { type: 'start', id: '', model: 'm.gguf' },
           f: { type: 'finish', choice: 0, reason: 'length', raw: 'limit' },
+          m: LAST_KEPT,
           z: { type: 'done' },
         });
-        expectSubscriptions(source.subscriptions).toBe('^------------!');
+        expectSubscriptions(source.subscriptions).toBe('^----------------!');
       });
     });
 
     it('errors with ProviderError at an error chunk and unsubscribes from the source', () => {
       testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
-        const source = cold<SseFrame>('-a--e--b--|', {
+        const source = cold<SseFrame>('-a----e--b--|', {
           a: piece('x'),
           e: frame({ error: { code: 500, message: 'crash', type: 'server_error' } }),
           b: piece('never'),
         });
         const error = new ProviderError('the provider reported an error at frame 2: crash (server_error, code 500)');
         expectObservable(source.pipe(assembleChunks({ dialect: llamacppCompletion }))).toBe(
-          '-a--#',
-          { a: { type: 'content', choice: 0, text: 'x' } },
+          '-(ak)-#',
+          { a: { type: 'content', choice: 0, text: 'x' }, k: PIECE_KEPT },
           error,
         );
-        expectSubscriptions(source.subscriptions).toBe('^---!');
+        expectSubscriptions(source.subscriptions).toBe('^-----!');
       });
     });
 
     it('errors with StreamClosedEarlyError when the source completes before stop: true', () => {
       testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
-        const source = cold<SseFrame>('-a-a-|', { a: piece('x') });
+        const source = cold<SseFrame>('-a----a-|', { a: piece('x') });
         const error = new StreamClosedEarlyError('the stream ended without a chunk with stop: true after 2 frames');
         expectObservable(source.pipe(assembleChunks({ dialect: llamacppCompletion }))).toBe(
-          '-a-a-#',
-          { a: { type: 'content', choice: 0, text: 'x' } },
+          '-(ak)-a-#',
+          { a: { type: 'content', choice: 0, text: 'x' }, k: PIECE_KEPT },
           error,
         );
-        expectSubscriptions(source.subscriptions).toBe('^----!');
+        expectSubscriptions(source.subscriptions).toBe('^-------!');
       });
     });
   });

@@ -58,6 +58,9 @@ const TOKYO = {
   args: { city: 'Tokyo', unit: 'celsius' },
 };
 
+/** The done line's durations: fields the dialect does not map, kept on the reply. */
+const DURATIONS = { total_duration: 2183477125, load_duration: 31250875, prompt_eval_duration: 142389000, eval_duration: 1952103000 };
+
 /** The example stream's completion, read off the file by hand. */
 const EXAMPLE_COMPLETION: Completion = {
   id: '',
@@ -82,6 +85,7 @@ const EXAMPLE_COMPLETION: Completion = {
       rawFinishReason: 'stop',
     },
   ],
+  providerMetadata: { ollama: DURATIONS },
 };
 
 /** The example stream's events, read off the file by hand. */
@@ -97,6 +101,7 @@ const EXAMPLE_EVENTS: ChatEvent[] = [
   { type: 'tool-call-end', choice: 0, index: 0 },
   { type: 'tool-call-delta', choice: 0, index: 1, id: 'call_p7q1w8zn', name: 'get_weather', arguments: TOKYO.arguments },
   { type: 'tool-call-end', choice: 0, index: 1 },
+  { type: 'provider-metadata', provider: 'ollama', fields: DURATIONS },
   { type: 'finish', choice: 0, reason: 'tool_calls', raw: 'stop' },
   { type: 'usage', usage: { promptTokens: 187, completionTokens: 96, totalTokens: 283 } },
   { type: 'done' },
@@ -135,6 +140,15 @@ describe('ollama dialect', () => {
           '"prompt_eval_duration":130079000,"eval_count":259,"eval_duration":4232710000}',
       ].join('\n') + '\n';
 
+    // The done line's fields the dialect does not map, `context` (the tokens of the next turn) among them.
+    const GENERATE_KEPT = {
+      context: [1, 2, 3],
+      total_duration: 10706818083,
+      load_duration: 6338219291,
+      prompt_eval_duration: 130079000,
+      eval_duration: 4232710000,
+    };
+
     it('reads response as content and thinking as reasoning, and assembles', () => {
       expect(assembleText(generate, ollama, NDJSON)).toEqual({
         events: [
@@ -143,6 +157,7 @@ describe('ollama dialect', () => {
           { type: 'reasoning', choice: 0, text: ' scatters.' },
           { type: 'content', choice: 0, text: 'The sky' },
           { type: 'content', choice: 0, text: ' is blue.' },
+          { type: 'provider-metadata', provider: 'ollama', fields: GENERATE_KEPT },
           stopped,
           { type: 'usage', usage: { promptTokens: 26, completionTokens: 259, totalTokens: 285 } },
           done,
@@ -170,6 +185,7 @@ describe('ollama dialect', () => {
               rawFinishReason: 'stop',
             },
           ],
+          providerMetadata: { ollama: GENERATE_KEPT },
         },
       });
     });
@@ -217,6 +233,8 @@ describe('ollama dialect', () => {
         expect(events).toEqual([
           { type: 'start', id: '', model: 'm' },
           { type: 'content', choice: 0, text: 'x' },
+          // The id the format does not have is no id of the reply: a field it does not map, kept.
+          { type: 'provider-metadata', provider: 'ollama', fields: { id: 'nope' } },
           { type: 'content', choice: 0, text: 'y' },
           stopped,
           done,
@@ -542,7 +560,7 @@ describe('ollama dialect', () => {
   });
 
   describe('unknown fields', () => {
-    it('ignores unknown fields at every level', () => {
+    it('reads the same past unknown fields at every level, and keeps them where they arrived', () => {
       const noisy = [
         line({ content: 'hi', images: null, extra: 1 }, { remote_model: 'x', remote_host: 'y' }),
         line({
@@ -559,7 +577,17 @@ describe('ollama dialect', () => {
       ];
       const noisyResult = readOllama(noisy.map((l) => frame(l)));
       expect(noisyResult.error).toBeUndefined();
-      expect(noisyResult).toEqual(readOllama(plain.map((l) => frame(l))));
+      const kept = noisyResult.events.filter((event) => event.type === 'provider-metadata');
+      expect({ events: noisyResult.events.filter((event) => event.type !== 'provider-metadata') }).toEqual(
+        readOllama(plain.map((l) => frame(l))),
+      );
+      expect(kept).toEqual([
+        { type: 'provider-metadata', provider: 'ollama', choice: 0, fields: { images: null, extra: 1 } },
+        { type: 'provider-metadata', provider: 'ollama', fields: { remote_model: 'x', remote_host: 'y' } },
+        { type: 'provider-metadata', provider: 'ollama', choice: 0, call: 0, fields: { type: 'function', extra: true } },
+        { type: 'provider-metadata', provider: 'ollama', choice: 0, call: 0, fields: { description: 'd' } },
+        { type: 'provider-metadata', provider: 'ollama', fields: { load_duration: 3, context: [1] } },
+      ]);
     });
   });
 

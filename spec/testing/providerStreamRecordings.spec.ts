@@ -4,7 +4,7 @@ import { Completion, CompletionChoice, ToolCall } from '../../src/types/events';
 import { TestReply, TestToolCall } from '../../src/dialects/writing/TestReply';
 import { providerStream } from '../../src/testing/writeProviderStream';
 import { ProviderFormat } from '../../src/dialects/writing/wire';
-import { FORMATS } from './dialects/formats';
+import { FORMATS, envelopeOf } from './dialects/formats';
 import { assemble } from './dialects/pipeline';
 
 /**
@@ -55,9 +55,10 @@ function unsaid(completion: Completion): string[] {
 
 /**
  * `completion` without what a `TestReply` cannot say. Its provider metadata is the recording's own
- * envelope and extras: the kit writes the format's envelope instead (`FORMATS[format].envelope`).
+ * envelope and extras: the kit writes the format's envelope instead (`FORMATS[format].envelope`, `envelopeOf`).
  */
 function sayable(completion: Completion, format: ProviderFormat): Completion {
+  const envelope = envelopeOf(format, replyOf(completion, format));
   const strip = <C extends Completion | CompletionChoice>(part: C): C => {
     const copy: Record<string, unknown> = { ...part, refusal: null };
     for (const key of UNSAID) delete copy[key];
@@ -65,7 +66,6 @@ function sayable(completion: Completion, format: ProviderFormat): Completion {
     if (Array.isArray(copy['toolCalls'])) copy['toolCalls'] = (copy['toolCalls'] as ToolCall[]).map(withoutMetadata);
     return copy as C;
   };
-  const envelope = FORMATS[format].envelope;
   return {
     ...strip(completion),
     timings: null,

@@ -1,5 +1,6 @@
 import { FinishReason, ProviderMetadata } from '../../../src/types/events';
 import { ProviderFormat } from '../../../src/dialects/writing/wire';
+import { TestReply } from '../../../src/dialects/writing/TestReply';
 
 /**
  * What each format is, written out here by hand from the formats' documentation (docs/dialects.md,
@@ -36,13 +37,38 @@ export interface FormatFacts {
   readonly errorSays: string;
   /**
    * What the format's envelope carries on every chunk that no field of a completion names, as the
-   * kit writes it: the completion's `providerMetadata` (OpenAI's `created` and `system_fingerprint`).
+   * kit writes it: the completion's `providerMetadata` (OpenAI's `created` and `system_fingerprint`);
+   * a function of the reply when what the kit writes depends on it (Ollama's durations, with usage).
    */
-  readonly envelope?: ProviderMetadata;
+  readonly envelope?: ProviderMetadata | ((reply: TestReply) => ProviderMetadata);
+}
+
+/** The `providerMetadata` of the completion a reply written in `format` assembles to, if any. */
+export function envelopeOf(format: ProviderFormat, reply: TestReply): ProviderMetadata | undefined {
+  const envelope = FORMATS[format].envelope;
+  return typeof envelope === 'function' ? envelope(reply) : envelope;
 }
 
 /** OpenAI's chunks as the kit writes them: `created` 2026-01-01, and a fingerprint of the kit's own. */
 const OPENAI_ENVELOPE: ProviderMetadata = { openai: { created: 1767225600, system_fingerprint: 'fp_test' } };
+
+/**
+ * Ollama's done line as the kit writes it: its durations, `prompt_eval_duration` only beside the
+ * counts (`created_at`, a time per line, is not kept).
+ */
+const ollamaEnvelope = (reply: TestReply): ProviderMetadata => ({
+  ollama: {
+    total_duration: 2183477125,
+    load_duration: 31250875,
+    ...(reply.usage === undefined ? {} : { prompt_eval_duration: 142389000 }),
+    eval_duration: 1952103000,
+  },
+});
+
+/** llama.cpp's chunks as the kit writes them: the slot of the last chunk, and its other fields. */
+const LLAMACPP_ENVELOPE: ProviderMetadata = {
+  llamacpp: { id_slot: 0, prompt: '', has_new_line: false, truncated: false, stopping_word: '' },
+};
 
 const ANTHROPIC_RAW = {
   stop: 'end_turn',
@@ -153,6 +179,7 @@ export const FORMATS: Readonly<Record<ProviderFormat, FormatFacts>> = {
     usage: 'sum',
     details: [],
     errorSays: 'unexpected EOF',
+    envelope: ollamaEnvelope,
   },
   'llamacpp-completion': {
     ...base,
@@ -165,6 +192,7 @@ export const FORMATS: Readonly<Record<ProviderFormat, FormatFacts>> = {
     usage: 'sum',
     details: [],
     errorSays: 'the server failed to generate the reply',
+    envelope: LLAMACPP_ENVELOPE,
   },
   'typed-events': {
     ...base,

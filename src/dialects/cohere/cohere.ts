@@ -50,6 +50,31 @@ export const COHERE_FINISH_REASONS: FinishReasonTable = {
   TIMEOUT: 'error',
 };
 
+/**
+ * The fields this dialect reads at each level of an event, or knows to carry nothing. Every other
+ * field is kept as `providerMetadata.cohere`: an event's own fields (beside `type`, the event's name,
+ * `index`, the block's or call's place in the stream, `delta` and message-start's `id`) and
+ * message-end's `delta` fields (beside `finish_reason`, `usage`, read whole, and `error`) of the reply;
+ * the fields of `delta.message`, of a content object and of a citation, of the choice; a tool call's
+ * and its `function`'s, of the call.
+ */
+const MAPPED_EVENT: ReadonlySet<string> = new Set(['type', 'index', 'delta', 'id']);
+/** The `delta` of every event but message-end: only the message it holds. */
+const MAPPED_DELTA: ReadonlySet<string> = new Set(['message']);
+const MAPPED_END_DELTA: ReadonlySet<string> = new Set(['finish_reason', 'usage', 'error']);
+/**
+ * `delta.message`. message-start's is the empty message the later events fill in (`role` always the
+ * assistant's, `content`, `tool_plan`, `tool_calls` and `citations` empty): known, carrying nothing.
+ */
+const MAPPED_MESSAGE: ReadonlySet<string> = new Set(['role', 'content', 'tool_plan', 'tool_calls', 'citations']);
+/** A text or thinking block's content object, at its start and in its deltas. */
+const MAPPED_CONTENT: ReadonlySet<string> = new Set(['type', 'text', 'thinking']);
+/** A citation (`CohereCitations` reads its fields; its sources are read whole). */
+const MAPPED_CITATION: ReadonlySet<string> = new Set(['start', 'end', 'text', 'sources', 'content_index', 'type']);
+/** A tool call at its start (`id`, `type`, `function`) and in its deltas (`function`). */
+const MAPPED_CALL: ReadonlySet<string> = new Set(['id', 'type', 'function']);
+const MAPPED_FUNCTION: ReadonlySet<string> = new Set(['name', 'arguments']);
+
 /** A content block: what its `content-start` said it holds, and whether it is still open. */
 interface ContentBlock {
   readonly kind: 'text' | 'thinking' | 'unknown';
@@ -94,6 +119,10 @@ interface ToolCall {
  * calls still open); a `message-end` without a finish reason, a delta or an end of a content block
  * or call that never started (or had ended), a second start of one, a call without its id or name,
  * or a field of the wrong type is a `ProtocolError`.
+ *
+ * Fields this dialect does not read are kept as `providerMetadata.cohere` where they arrived: an
+ * event's and message-end's `delta`'s of the reply, `delta.message`'s, a content object's and a
+ * citation's of the choice, a tool call's of the call (the `MAPPED_*` sets list what is read).
  *
  * Quirks absorbed by default: frames before `message-start`, a second `message-start` with the same
  * id, a `[DONE]` from a gateway (the reply still ends only at `message-end`), a `message-end` while a
@@ -144,23 +173,31 @@ export class CohereParser extends JsonDialectParser {
     }
     switch (type) {
       case 'message-start':
-        return this.readMessageStart(payload);
+        this.readMessageStart(payload);
+        return this.keepUnmapped(payload, MAPPED_EVENT);
       case 'content-start':
+        this.keepUnmapped(payload, MAPPED_EVENT);
         return this.readContentStart(payload, frame);
       case 'content-delta':
+        this.keepUnmapped(payload, MAPPED_EVENT);
         return this.readContentDelta(payload, frame);
       case 'content-end':
+        this.keepUnmapped(payload, MAPPED_EVENT);
         return this.readContentEnd(payload, frame);
       case 'tool-plan-delta': {
+        this.keepUnmapped(payload, MAPPED_EVENT);
         const plan = this.text(this.deltaMessage(payload, type)?.['tool_plan'], 'tool-plan-delta.delta.message', 'tool_plan');
         if (plan) this.emit({ type: 'reasoning', choice: 0, text: plan });
         return;
       }
       case 'tool-call-start':
+        this.keepUnmapped(payload, MAPPED_EVENT);
         return this.readCallStart(payload);
       case 'tool-call-delta':
+        this.keepUnmapped(payload, MAPPED_EVENT);
         return this.readCallDelta(payload);
       case 'tool-call-end': {
+        this.keepUnmapped(payload, MAPPED_EVENT);
         const call = this.openCall(this.callIndex(payload, type), type);
         call.open = false;
         this.openCalls--;
@@ -168,11 +205,14 @@ export class CohereParser extends JsonDialectParser {
         return;
       }
       case 'citation-start':
+        this.keepUnmapped(payload, MAPPED_EVENT);
         return this.readCitation(payload, frame);
       case 'citation-end':
         // Closes the citation its start gave whole: nothing to read.
-        return;
+        return this.keepUnmapped(payload, MAPPED_EVENT);
       case 'message-end':
+        // Kept before the end: nothing is read after it.
+        this.keepUnmapped(payload, MAPPED_EVENT);
         return this.readMessageEnd(payload);
       case 'debug':
         // Cohere's trace of the prompt it built: not part of the reply.
@@ -189,6 +229,14 @@ export class CohereParser extends JsonDialectParser {
 
   private readMessageStart(payload: JsonObject): void {
     const id = this.optionalString(payload['id'], 'message-start.id');
+    // Its message is the empty one the later events fill in: looked at only for what a provider adds
+    // there, and never refused (it was never read).
+    const delta = payload['delta'];
+    if (isJsonObject(delta)) {
+      this.keepUnmapped(delta, MAPPED_DELTA);
+      const message = delta['message'];
+      if (isJsonObject(message)) this.keepUnmapped(message, MAPPED_MESSAGE, { choice: 0 });
+    }
     if (this.started) {
       // A proxy that merges two generations repeats message-start with another id: not one reply.
       if (id !== this.messageId) {
@@ -241,6 +289,7 @@ export class CohereParser extends JsonDialectParser {
 
   /** A content object's text: `text` is answer, `thinking` reasoning, whichever block carries it. */
   private readContent(index: number, kind: 'text' | 'thinking', content: JsonObject): void {
+    this.keepUnmapped(content, MAPPED_CONTENT, { choice: 0 });
     const where = `content block ${index}`;
     const text = this.text(content['text'], where, 'text');
     const thinking = this.text(content['thinking'], where, 'thinking');
@@ -280,6 +329,9 @@ export class CohereParser extends JsonDialectParser {
     this.calls.set(streamIndex, { index, open: true });
     this.openCalls++;
     this.emit({ type: 'tool-call-delta', choice: 0, index, id, name, arguments: start });
+    // Kept once the call exists: the call's `tool-call` (groupToolCallsByIndex) carries it too.
+    this.keepUnmapped(call, MAPPED_CALL, { choice: 0, call: index });
+    if (fn !== undefined) this.keepUnmapped(fn, MAPPED_FUNCTION, { choice: 0, call: index });
   }
 
   private readCallDelta(payload: JsonObject): void {
@@ -290,12 +342,15 @@ export class CohereParser extends JsonDialectParser {
     const fn = this.object(fragment?.['function'], `${where}.function`);
     const text = this.text(fn?.['arguments'], `${where}.function`, 'arguments') ?? '';
     this.emit({ type: 'tool-call-delta', choice: 0, index: call.index, arguments: text });
+    if (fragment !== undefined) this.keepUnmapped(fragment, MAPPED_CALL, { choice: 0, call: call.index });
+    if (fn !== undefined) this.keepUnmapped(fn, MAPPED_FUNCTION, { choice: 0, call: call.index });
   }
 
   private readCitation(payload: JsonObject, frame: SseFrame): void {
     const where = 'citation-start.delta.message.citations';
     const citation = this.deltaMessage(payload, 'citation-start')?.['citations'];
     if (!isJsonObject(citation)) throw this.protocolError(`${where} is ${describeValue(citation)}, not an object`);
+    this.keepUnmapped(citation, MAPPED_CITATION, { choice: 0 });
     const sources = citation['sources'];
     if (sources === undefined || sources === null) return;
     if (!Array.isArray(sources)) throw this.protocolError(`${where}.sources is ${describeValue(sources)}, not an array`);
@@ -310,6 +365,7 @@ export class CohereParser extends JsonDialectParser {
 
   private readMessageEnd(payload: JsonObject): void {
     const delta = this.object(payload['delta'], 'message-end.delta');
+    if (delta !== undefined) this.keepUnmapped(delta, MAPPED_END_DELTA);
     const raw = delta?.['finish_reason'];
     if (typeof raw !== 'string' || raw === '') throw this.protocolError(`message-end.delta.finish_reason is ${describeValue(raw)}`);
     if (this.strict && this.openBlocks > 0) throw this.protocolError('message-end arrived while a content block was open', 'strict');
@@ -350,7 +406,11 @@ export class CohereParser extends JsonDialectParser {
   /** `delta.message` of an event, or undefined when absent. */
   private deltaMessage(payload: JsonObject, type: string): JsonObject | undefined {
     const delta = this.object(payload['delta'], `${type}.delta`);
-    return delta === undefined ? undefined : this.object(delta['message'], `${type}.delta.message`);
+    if (delta === undefined) return undefined;
+    this.keepUnmapped(delta, MAPPED_DELTA);
+    const message = this.object(delta['message'], `${type}.delta.message`);
+    if (message !== undefined) this.keepUnmapped(message, MAPPED_MESSAGE, { choice: 0 });
+    return message;
   }
 
   private blockIndex(payload: JsonObject, what: string): number {

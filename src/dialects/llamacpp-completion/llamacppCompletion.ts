@@ -15,6 +15,33 @@ const LEGACY_STOP_FLAGS: readonly (readonly [field: string, stopType: string])[]
 ];
 
 /**
+ * The fields of a chunk this dialect reads, or knows to carry nothing. Every other field is kept as
+ * `providerMetadata.llamacpp` of the reply: `id_slot` (the server slot that holds the prompt's cache;
+ * -1 on the pieces, the slot on the last chunk), and the last chunk's `generation_settings`, `prompt`,
+ * `has_new_line`, `truncated`, `stopping_word`, `tokens_cached`, and whatever a newer server adds.
+ *
+ * `tokens` are the ids of this chunk's tokens (empty unless the request asks for `return_tokens`): the
+ * text of `content` again, different in every chunk, whose last value would say nothing of the reply.
+ * The legacy `stopped_eos`, `stopped_word` and `stopped_limit` are read as the finish.
+ */
+const MAPPED_CHUNK: ReadonlySet<string> = new Set([
+  'index',
+  'content',
+  'tokens',
+  'stop',
+  'model',
+  'prompt_progress',
+  'completion_probabilities',
+  'stop_type',
+  'stopped_eos',
+  'stopped_word',
+  'stopped_limit',
+  'tokens_evaluated',
+  'tokens_predicted',
+  'timings',
+]);
+
+/**
  * llama.cpp's native `/completion` stream: data-only SSE, each chunk
  * `{"index","content","tokens","stop":false,"id_slot","tokens_predicted","tokens_evaluated"}`, and a
  * last chunk with `"stop": true`, the `stop_type`, the `model` and the `timings`. There is no
@@ -38,7 +65,8 @@ const LEGACY_STOP_FLAGS: readonly (readonly [field: string, stopType: string])[]
  * the `stop: true` chunk is a `StreamClosedEarlyError`; a chunk whose `index` differs from the first
  * one's (the results of several prompts in one stream) is a `ProtocolError`, since only one prompt
  * per stream is supported. Frames after the last chunk are ignored (under `strict`, a
- * `ProtocolError`); unknown fields are ignored.
+ * `ProtocolError`). Fields this dialect does not read are kept as `providerMetadata.llamacpp` of the
+ * reply (`MAPPED_CHUNK` lists the ones it reads).
  *
  * @example
  * ```ts
@@ -102,6 +130,7 @@ export class LlamaCppCompletionParser extends JsonDialectParser {
 
     const timings = this.object(chunk['timings'], 'timings');
     if (timings !== undefined) this.emit({ type: 'timings', timings: readTimings(timings) });
+    this.keepUnmapped(chunk, MAPPED_CHUNK);
 
     if (stop === true) this.endStream();
   }

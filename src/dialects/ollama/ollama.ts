@@ -8,6 +8,39 @@ import { describeValue } from '../base/payloadValues.js';
 import { buildUsage } from '../base/usage.js';
 
 /**
+ * The fields this dialect reads at each level of a line, or knows to carry nothing. Every other field
+ * is kept as `providerMetadata.ollama` of the reply (line), of the choice (message) or of the call:
+ * the `done` line's `total_duration`, `load_duration`, `prompt_eval_duration` and `eval_duration`,
+ * `/api/generate`'s `context` (the tokens to send back for the next turn), and whatever a newer server
+ * adds.
+ *
+ * `created_at` is the time each line was written: it changes on every line and says nothing of the
+ * reply that the line's own place in the stream does not, so it is known and carries nothing (kept,
+ * its last value would be the time of the `done` line, sent again with every line of the stream).
+ */
+const MAPPED_LINE: ReadonlySet<string> = new Set([
+  'model',
+  'created_at',
+  'message',
+  'response',
+  'thinking',
+  'logprobs',
+  'done',
+  'done_reason',
+  'prompt_eval_count',
+  'eval_count',
+]);
+/** `message`: `role` is always the assistant's. */
+const MAPPED_MESSAGE: ReadonlySet<string> = new Set(['role', 'content', 'thinking', 'tool_calls']);
+/** An entry of `message.tool_calls`. */
+const MAPPED_CALL: ReadonlySet<string> = new Set(['id', 'function']);
+/**
+ * A call's `function`: `index` is the call's position in the message's list, which the dense index the
+ * dialect gives every call replaces.
+ */
+const MAPPED_FUNCTION: ReadonlySet<string> = new Set(['index', 'name', 'arguments']);
+
+/**
  * Ollama's native stream, `/api/chat` and `/api/generate`: newline-delimited JSON (framed by
  * `ndjsonFrames`, one frame per line), each line
  * `{model, created_at, message: {role, content, thinking?, tool_calls?}, done, done_reason?, ...}`
@@ -26,6 +59,10 @@ import { buildUsage } from '../base/usage.js';
  * `tool-call-end`; on the `done` line then `finish`, `usage` and `done`. A line with neither
  * `message`, `response` nor `done` is, with `unknownEvents`, an `unknown` event. Lines after the
  * `done` line are ignored (under `strict`, a `ProtocolError`).
+ *
+ * Fields this dialect does not read are kept as `providerMetadata.ollama` where they arrived: of the
+ * reply (a line's, as the `done` line's durations), of the choice (`message`'s) or of the call (its
+ * entry's and its `function`'s); `created_at`, the time of each line, is not kept.
  *
  * Call ids: a call without an `id` (older servers send none) gets `ollama-call-${index}`, `index` being its
  * dense position, which is stable for the stream.
@@ -75,6 +112,7 @@ export class OllamaParser extends JsonDialectParser {
       } else if (calls !== undefined && calls !== null) {
         throw this.protocolError('message.tool_calls is not an array');
       }
+      this.keepUnmapped(message, MAPPED_MESSAGE, { choice: 0 });
     } else if (message !== undefined && message !== null) {
       throw this.protocolError('message is not an object');
     }
@@ -83,6 +121,8 @@ export class OllamaParser extends JsonDialectParser {
     this.readText(line['response'], 'response', 'content');
     this.readLogprobs(line['logprobs']);
 
+    // Kept before the done line ends the stream, with the done line's durations.
+    this.keepUnmapped(line, MAPPED_LINE);
     const done = line['done'];
     if (done === true) this.readDoneLine(line);
     else if (done !== false && done !== undefined && done !== null) {
@@ -150,6 +190,9 @@ export class OllamaParser extends JsonDialectParser {
     const index = this.newCall(0);
     const id = nonEmptyString(entry['id']) ?? `ollama-call-${index}`;
     this.emit({ type: 'tool-call-delta', choice: 0, index, id, name, arguments: args });
+    // Kept once the call exists and before it ends: groupToolCallsByIndex's `tool-call` carries it too.
+    this.keepUnmapped(entry, MAPPED_CALL, { choice: 0, call: index });
+    this.keepUnmapped(fn, MAPPED_FUNCTION, { choice: 0, call: index });
     this.emit({ type: 'tool-call-end', choice: 0, index });
   }
 
