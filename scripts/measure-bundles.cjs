@@ -46,7 +46,7 @@ bytes$.pipe(decodeUtf8(), sseFrames()).subscribe((frame) => console.log(frame.da
   {
     name: 'openai-chat',
     title: 'README pipeline, assembleChunksWith(openaiChat)',
-    budget: 22 * KIB,
+    budget: 21.5 * KIB, // 22 before the private members of the cores became #private fields, which a minifier renames
     goal: 15 * KIB,
     code: `${SOURCE}import {
   decodeUtf8,
@@ -65,7 +65,9 @@ bytes$
   {
     name: 'auto',
     title: 'README pipeline, assembleChunks() (auto)',
-    budget: 42 * KIB, // 40 before Cohere's dialect (2.9 KB) and the open reply joined every bundle that holds them all
+    // 40 before Cohere's dialect (2.9 KB) and the open reply joined every bundle that holds them all; 42 before the
+    // private members of the cores became #private fields, which a minifier renames
+    budget: 41.5 * KIB,
     goal: 30 * KIB,
     code: `${SOURCE}import { decodeUtf8, sseFrames, assembleChunks, groupToolCallsByIndex, finalizeCompletion } from 'rxjs-llm-stream';
 

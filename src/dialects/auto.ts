@@ -28,72 +28,75 @@ export function detectDialect(payload: unknown, event?: string): string | undefi
  * `ProtocolError` naming what it saw.
  */
 export class AutoDialectParser implements DialectParser {
-  private parser: DialectParser | undefined = undefined;
-  private frameCount = 0;
+  #parser: DialectParser | undefined = undefined;
+  #frameCount = 0;
   /** Frames that said nothing yet (a `[DONE]`, a keep-alive), replayed to the parser once chosen. */
-  private waiting: SseFrame[] = [];
+  #waiting: SseFrame[] = [];
+  readonly #dialects: Readonly<Record<string, DialectFactory>>;
+  readonly #emit: (event: ChatEvent) => void;
+  readonly #options: DialectOptions;
 
-  constructor(
-    private readonly dialects: Readonly<Record<string, DialectFactory>>,
-    private readonly emit: (event: ChatEvent) => void,
-    private readonly options: DialectOptions,
-  ) {}
+  constructor(dialects: Readonly<Record<string, DialectFactory>>, emit: (event: ChatEvent) => void, options: DialectOptions) {
+    this.#dialects = dialects;
+    this.#emit = emit;
+    this.#options = options;
+  }
 
   push(frame: SseFrame): void {
-    if (this.parser !== undefined) {
-      this.parser.push(frame);
+    if (this.#parser !== undefined) {
+      this.#parser.push(frame);
       return;
     }
-    this.frameCount++;
+    this.#frameCount++;
     let payload: unknown;
     try {
       payload = JSON.parse(frame.data);
     } catch (cause) {
       if (frame.data === '[DONE]') {
-        this.waiting.push(frame);
+        this.#waiting.push(frame);
         return;
       }
-      throw new ProtocolError(`frame ${this.frameCount}: data is not JSON: ${excerpt(frame.data)}`, {
+      throw new ProtocolError(`frame ${this.#frameCount}: data is not JSON: ${excerpt(frame.data)}`, {
         reason: 'invalid-json',
         cause,
-        position: { event: this.frameCount },
+        position: { event: this.#frameCount },
       });
     }
     const name = detectDialect(payload, frame.event);
     if (name === undefined) {
       if (frame.event === 'error' || (isJsonObject(payload) && payload['error'] !== undefined && payload['error'] !== null)) {
-        throw providerErrorFrom(payload, `frame ${this.frameCount}`, this.frameCount);
+        throw providerErrorFrom(payload, `frame ${this.#frameCount}`, this.#frameCount);
       }
       if (isJsonObject(payload) && payload['type'] === 'keepalive') {
-        this.waiting.push(frame);
+        this.#waiting.push(frame);
         return;
       }
-      throw new ProtocolError(`frame ${this.frameCount} matches no dialect: ${describePayload(payload)}`, {
+      throw new ProtocolError(`frame ${this.#frameCount} matches no dialect: ${describePayload(payload)}`, {
         reason: 'unknown-format',
-        position: { event: this.frameCount },
+        position: { event: this.#frameCount },
       });
     }
-    const factory = this.dialects[name];
+    const factory = this.#dialects[name];
     if (factory === undefined) {
-      throw new ProtocolError(`frame ${this.frameCount} looks like ${name}, which is not available`, { reason: 'unknown-format' });
+      throw new ProtocolError(`frame ${this.#frameCount} looks like ${name}, which is not available`, { reason: 'unknown-format' });
     }
-    this.parser = factory(this.emit, this.options);
-    for (const waiting of this.waiting) this.parser.push(waiting);
-    this.waiting = [];
+    this.#parser = factory(this.#emit, this.#options);
+    for (const waiting of this.#waiting) this.#parser.push(waiting);
+    this.#waiting = [];
     // The deciding frame is already parsed: a dialect that can take the parse is spared a second one.
-    this.parser.usePreparsed?.(frame.data, payload);
-    this.parser.push(frame);
+    this.#parser.usePreparsed?.(frame.data, payload);
+    this.#parser.push(frame);
   }
 
   end(): void {
-    if (this.parser !== undefined) {
-      this.parser.end();
+    if (this.#parser !== undefined) {
+      this.#parser.end();
       return;
     }
-    if (this.waiting.length > 0) {
+    if (this.#waiting.length > 0) {
       throw new ProtocolError(
-        `the stream ended after ${this.frameCount} frame${this.frameCount === 1 ? '' : 's'} ` +
-          `that name${this.frameCount === 1 ? 's' : ''} no dialect`,
+        `the stream ended after ${this.#frameCount} frame${this.#frameCount === 1 ? '' : 's'} ` +
+          `that name${this.#frameCount === 1 ? 's' : ''} no dialect`,
         { reason: 'unknown-format' },
       );
     }

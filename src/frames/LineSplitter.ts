@@ -51,15 +51,17 @@ export class LineSplitter {
    * piece. Each character is copied at most twice: linear. (Why a long line is not kept as its
    * bytes and decoded in one call instead: the long-line note in BENCHMARKS.md.)
    */
-  private readonly pending = new TextBuilder();
+  readonly #pending = new TextBuilder();
   /** The last chunk ended in CR: an LF at the start of the next one ends no second line. */
-  private skipLeadingLineFeed = false;
-  private atStreamStart = true;
+  #skipLeadingLineFeed = false;
+  #atStreamStart = true;
   /** Complete lines so far: the number of the line being read is `lineCount + 1`. */
   lineCount = 0;
 
   /** Where each line goes. */
-  private readonly sink: LineSink;
+  readonly #sink: LineSink;
+  readonly #maxLineLength: number;
+  readonly #tooLong: (line: number) => Error;
 
   /**
    * @param onLine Called with each complete line, without its line end; or a `LineSink`, handed where each line lies.
@@ -68,41 +70,43 @@ export class LineSplitter {
    */
   constructor(
     onLine: ((line: string) => void) | LineSink,
-    private readonly maxLineLength: number,
-    private readonly tooLong: (line: number) => Error = (line) =>
+    maxLineLength: number,
+    tooLong: (line: number) => Error = (line) =>
       new ProtocolError(`line ${line} is too long: more than ${maxLineLength} characters`, { reason: 'too-large', position: { line } }),
   ) {
-    this.sink = typeof onLine === 'function' ? { line: (text, start, end) => onLine(text.slice(start, end)) } : onLine;
+    this.#maxLineLength = maxLineLength;
+    this.#tooLong = tooLong;
+    this.#sink = typeof onLine === 'function' ? { line: (text, start, end) => onLine(text.slice(start, end)) } : onLine;
   }
 
   /** True while a line has begun and not ended. */
   get hasPendingLine(): boolean {
-    return this.pending.length > 0;
+    return this.#pending.length > 0;
   }
 
   /** The text of the line that has not ended (for error reports). */
   get pendingLine(): string {
-    return this.pending.value ?? '';
+    return this.#pending.value ?? '';
   }
 
   push(text: string): void {
     const length = text.length;
     if (length === 0) return;
     let position = 0;
-    if (this.atStreamStart) {
-      this.atStreamStart = false;
+    if (this.#atStreamStart) {
+      this.#atStreamStart = false;
       if (text.charCodeAt(0) === BOM) position = 1;
     }
-    if (this.skipLeadingLineFeed) {
-      this.skipLeadingLineFeed = false;
+    if (this.#skipLeadingLineFeed) {
+      this.#skipLeadingLineFeed = false;
       if (text.charCodeAt(position) === LF) position++;
     }
     // The next CR and LF at or after `position`, found once and reused until passed: searching for
     // both afresh on every line would rescan a long run of text that has only one kind.
     let nextCr = -2;
     let nextLf = -2;
-    const pending = this.pending;
-    const sink = this.sink;
+    const pending = this.#pending;
+    const sink = this.#sink;
     while (position < length) {
       let lineEnd: number;
       const first = text.charCodeAt(position);
@@ -113,7 +117,7 @@ export class LineSplitter {
           position++;
           if (first === CR) {
             if (position === length)
-              this.skipLeadingLineFeed = true; // CR ends the chunk: LF may follow
+              this.#skipLeadingLineFeed = true; // CR ends the chunk: LF may follow
             else if (text.charCodeAt(position) === LF) position++;
           }
           this.lineCount++;
@@ -127,7 +131,7 @@ export class LineSplitter {
         if (nextCr === -1 && nextLf === -1) break;
         lineEnd = nextCr === -1 ? nextLf : nextLf === -1 ? nextCr : Math.min(nextCr, nextLf);
       }
-      this.checkLength(pending.length + lineEnd - position);
+      this.#checkLength(pending.length + lineEnd - position);
       // The line is handed over where it lies in the text; only a line begun in an earlier chunk
       // is joined into a string of its own first.
       let lineText = text;
@@ -143,19 +147,19 @@ export class LineSplitter {
       position = lineEnd + 1;
       if (text.charCodeAt(lineEnd) === CR) {
         if (position === length)
-          this.skipLeadingLineFeed = true; // CR ends the chunk: LF may follow
+          this.#skipLeadingLineFeed = true; // CR ends the chunk: LF may follow
         else if (text.charCodeAt(position) === LF) position++;
       }
       this.lineCount++;
       sink.line(lineText, lineStart, lineStop);
     }
     if (position < length) {
-      this.checkLength(this.pending.length + length - position);
-      this.pending.append(position === 0 ? text : text.slice(position));
+      this.#checkLength(this.#pending.length + length - position);
+      this.#pending.append(position === 0 ? text : text.slice(position));
     }
   }
 
-  private checkLength(length: number): void {
-    if (length > this.maxLineLength) throw this.tooLong(this.lineCount + 1);
+  #checkLength(length: number): void {
+    if (length > this.#maxLineLength) throw this.#tooLong(this.lineCount + 1);
   }
 }

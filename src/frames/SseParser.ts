@@ -66,44 +66,43 @@ const LOWER_T = 116;
  * ```
  */
 export class SseParser implements LineSink {
-  private readonly maxEventSize: number;
-  private readonly requireBlankLineAtEnd: boolean;
+  readonly #maxEventSize: number;
+  readonly #requireBlankLineAtEnd: boolean;
 
-  private readonly lines: LineSplitter;
+  readonly #lines: LineSplitter;
   /**
    * The block's data lines: the first on its own and any others in an array, so that the usual
    * block of one `data` line allocates no array.
    */
-  private firstData: string | undefined = undefined;
-  private moreData: string[] | undefined = undefined;
-  private dataLength = 0;
-  private eventType = '';
-  private lastEventId = '';
-  private reconnectionTime: number | undefined = undefined;
+  #firstData: string | undefined = undefined;
+  #moreData: string[] | undefined = undefined;
+  #dataLength = 0;
+  #eventType = '';
+  #lastEventId = '';
+  #reconnectionTime: number | undefined = undefined;
 
   /** Events dispatched so far, for error positions. */
-  private eventCount = 0;
+  #eventCount = 0;
+  readonly #onFrame: (frame: SseFrame) => void;
 
-  constructor(
-    private readonly onFrame: (frame: SseFrame) => void,
-    options: SseParserOptions = {},
-  ) {
-    this.maxEventSize = options.maxEventSize ?? DEFAULT_MAX_EVENT_CHARS;
-    this.requireBlankLineAtEnd = options.requireBlankLineAtEnd === true;
-    this.lines = new LineSplitter(
+  constructor(onFrame: (frame: SseFrame) => void, options: SseParserOptions = {}) {
+    this.#onFrame = onFrame;
+    this.#maxEventSize = options.maxEventSize ?? DEFAULT_MAX_EVENT_CHARS;
+    this.#requireBlankLineAtEnd = options.requireBlankLineAtEnd === true;
+    this.#lines = new LineSplitter(
       this,
-      this.maxEventSize,
+      this.#maxEventSize,
       (line) =>
-        new ProtocolError(`line too large: more than ${this.maxEventSize} characters at line ${line} (event ${this.eventCount + 1})`, {
+        new ProtocolError(`line too large: more than ${this.#maxEventSize} characters at line ${line} (event ${this.#eventCount + 1})`, {
           reason: 'too-large',
-          position: { line, event: this.eventCount + 1 },
+          position: { line, event: this.#eventCount + 1 },
         }),
     );
   }
 
   /** Reads one piece of text; calls `onFrame` for each event it completes. */
   push(text: string): void {
-    this.lines.push(text);
+    this.#lines.push(text);
   }
 
   /**
@@ -114,24 +113,24 @@ export class SseParser implements LineSink {
    * block whose lines are complete is dispatched (or is an error under `requireBlankLineAtEnd`).
    */
   end(): void {
-    if (this.lines.hasPendingLine) {
-      const line = this.lines.lineCount + 1;
-      const errorBody = jsonErrorObject(this.lines.pendingLine);
-      if (errorBody !== undefined) throw providerErrorFromBody(errorBody, { position: { line, event: this.eventCount + 1 } });
-      throw new StreamClosedEarlyError(`the stream ended mid-line: line ${line} (event ${this.eventCount + 1}) has no line end`, {
+    if (this.#lines.hasPendingLine) {
+      const line = this.#lines.lineCount + 1;
+      const errorBody = jsonErrorObject(this.#lines.pendingLine);
+      if (errorBody !== undefined) throw providerErrorFromBody(errorBody, { position: { line, event: this.#eventCount + 1 } });
+      throw new StreamClosedEarlyError(`the stream ended mid-line: line ${line} (event ${this.#eventCount + 1}) has no line end`, {
         reason: 'mid-line',
-        position: { line, event: this.eventCount + 1 },
-        partial: this.partial(),
+        position: { line, event: this.#eventCount + 1 },
+        partial: this.#partial(),
       });
     }
-    if (this.firstData !== undefined) {
-      if (this.requireBlankLineAtEnd) {
+    if (this.#firstData !== undefined) {
+      if (this.#requireBlankLineAtEnd) {
         throw new StreamClosedEarlyError(
-          `the stream ended inside event ${this.eventCount + 1}: no blank line after line ${this.lines.lineCount}`,
-          { reason: 'no-blank-line', position: { line: this.lines.lineCount, event: this.eventCount + 1 }, partial: this.partial() },
+          `the stream ended inside event ${this.#eventCount + 1}: no blank line after line ${this.#lines.lineCount}`,
+          { reason: 'no-blank-line', position: { line: this.#lines.lineCount, event: this.#eventCount + 1 }, partial: this.#partial() },
         );
       }
-      this.dispatch();
+      this.#dispatch();
     }
   }
 
@@ -141,7 +140,7 @@ export class SseParser implements LineSink {
    */
   line(text: string, start: number, end: number): void {
     if (start === end) {
-      this.dispatch();
+      this.#dispatch();
       return;
     }
     // Nearly every line of an LLM stream is `data: ...`: read it without a search for the colon or
@@ -155,14 +154,14 @@ export class SseParser implements LineSink {
       text.charCodeAt(start + 3) === LOWER_A
     ) {
       // Past `end` is the line end (or nothing), never a space: `data:` alone is empty data.
-      this.addData(text.slice(start + (text.charCodeAt(start + 5) === SPACE ? 6 : 5), end));
+      this.#addData(text.slice(start + (text.charCodeAt(start + 5) === SPACE ? 6 : 5), end));
       return;
     }
-    this.readField(text.slice(start, end));
+    this.#readField(text.slice(start, end));
   }
 
   /** A line that is not `data:`: a field, a comment, or a line without a colon. */
-  private readField(line: string): void {
+  #readField(line: string): void {
     const colon = line.indexOf(':');
     if (colon === 0) return; // a comment (keep-alives such as ": OPENROUTER PROCESSING")
     let field: string;
@@ -177,64 +176,67 @@ export class SseParser implements LineSink {
     }
     switch (field) {
       case 'data':
-        this.addData(value);
+        this.#addData(value);
         break;
       case 'event':
-        this.eventType = value;
+        this.#eventType = value;
         break;
       case 'id':
-        if (!value.includes('\0')) this.lastEventId = value;
+        if (!value.includes('\0')) this.#lastEventId = value;
         break;
       case 'retry':
-        if (/^[0-9]+$/.test(value)) this.reconnectionTime = Number(value);
+        if (/^[0-9]+$/.test(value)) this.#reconnectionTime = Number(value);
         break;
       default:
       // Unknown field names (and differently-cased known ones) are ignored, as the standard says.
     }
   }
 
-  private addData(value: string): void {
-    if (this.firstData === undefined) {
-      this.firstData = value;
-      this.dataLength = value.length;
+  #addData(value: string): void {
+    if (this.#firstData === undefined) {
+      this.#firstData = value;
+      this.#dataLength = value.length;
     } else {
-      (this.moreData ??= []).push(value);
-      this.dataLength += value.length + 1;
+      (this.#moreData ??= []).push(value);
+      this.#dataLength += value.length + 1;
     }
-    if (this.dataLength > this.maxEventSize) {
-      const line = this.lines.lineCount;
-      throw new ProtocolError(`event too large: more than ${this.maxEventSize} characters at line ${line} (event ${this.eventCount + 1})`, {
-        reason: 'too-large',
-        position: { line, event: this.eventCount + 1 },
-      });
+    if (this.#dataLength > this.#maxEventSize) {
+      const line = this.#lines.lineCount;
+      throw new ProtocolError(
+        `event too large: more than ${this.#maxEventSize} characters at line ${line} (event ${this.#eventCount + 1})`,
+        {
+          reason: 'too-large',
+          position: { line, event: this.#eventCount + 1 },
+        },
+      );
     }
   }
 
   /** The block's data lines joined with LF. */
-  private joinedData(): string {
-    if (this.firstData === undefined) return '';
-    return this.moreData === undefined ? this.firstData : `${this.firstData}\n${this.moreData.join('\n')}`;
+  #joinedData(): string {
+    if (this.#firstData === undefined) return '';
+    return this.#moreData === undefined ? this.#firstData : `${this.#firstData}\n${this.#moreData.join('\n')}`;
   }
 
-  private dispatch(): void {
-    if (this.firstData === undefined) {
-      this.eventType = ''; // a block with no data line is not dispatched, but still ends here
+  #dispatch(): void {
+    if (this.#firstData === undefined) {
+      this.#eventType = ''; // a block with no data line is not dispatched, but still ends here
       return;
     }
-    const data = this.joinedData();
+    const data = this.#joinedData();
     const frame: SseFrame =
-      this.reconnectionTime === undefined
-        ? { event: this.eventType || 'message', data, id: this.lastEventId }
-        : { event: this.eventType || 'message', data, id: this.lastEventId, retry: this.reconnectionTime };
-    this.firstData = undefined;
-    this.moreData = undefined;
-    this.dataLength = 0;
-    this.eventType = '';
-    this.eventCount++;
-    this.onFrame(frame);
+      this.#reconnectionTime === undefined
+        ? { event: this.#eventType || 'message', data, id: this.#lastEventId }
+        : { event: this.#eventType || 'message', data, id: this.#lastEventId, retry: this.#reconnectionTime };
+    this.#firstData = undefined;
+    this.#moreData = undefined;
+    this.#dataLength = 0;
+    this.#eventType = '';
+    this.#eventCount++;
+    this.#onFrame(frame);
   }
 
-  private partial(): SsePartial {
-    return { data: this.joinedData(), incompleteLine: this.lines.pendingLine };
+  #partial(): SsePartial {
+    return { data: this.#joinedData(), incompleteLine: this.#lines.pendingLine };
   }
 }

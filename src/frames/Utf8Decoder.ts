@@ -54,41 +54,41 @@ function wholeChunkDecoder(fatal: boolean): TextDecoder {
  */
 export class Utf8Decoder {
   /** The streaming decoder, made when a chunk first needs it (see `push`). */
-  private decoder: TextDecoder | undefined = undefined;
-  private readonly whole: TextDecoder;
-  private readonly fatal: boolean;
+  #decoder: TextDecoder | undefined = undefined;
+  readonly #whole: TextDecoder;
+  readonly #fatal: boolean;
   /** Bytes decoded so far, for error positions. */
-  private byteCount = 0;
+  #byteCount = 0;
   /**
    * The last three bytes of the stream (fewer at its start), the oldest in the highest bits: enough
    * to find an incomplete sequence at the end when an error needs its position. Kept in a number,
    * not an array: this runs for every chunk, and a decoder is held per open stream (a typed array
    * of three bytes takes two hundred); the streaming decoder holds its own copy of pending bytes.
    */
-  private recent = 0;
-  private recentLength = 0;
+  #recent = 0;
+  #recentLength = 0;
   /**
    * The last byte so far was ASCII: the decoder then holds no part of a character, and has already
    * settled the BOM (it returned that byte), so an ASCII chunk decodes to its bytes as they are.
    */
-  private afterAscii = false;
+  #afterAscii = false;
   /**
    * The last chunk decoded to as many characters as it had bytes: it was ASCII (see `push`). False
    * before the first chunk: with nothing to go by, a large first chunk goes through the streaming
    * decoder, which costs little more on ASCII, where a guess of ASCII cost twice the streaming
    * decoder's time on a first chunk of multi-byte text (a 2.5 MB line: 15.5 against 8 ms).
    */
-  private lastWasAscii = false;
+  #lastWasAscii = false;
 
   constructor(options: Utf8DecoderOptions = {}) {
-    this.fatal = options.fatal === true;
-    this.whole = wholeChunkDecoder(this.fatal);
+    this.#fatal = options.fatal === true;
+    this.#whole = wholeChunkDecoder(this.#fatal);
   }
 
   /** Decodes one chunk; returns the text it completes (possibly `''`). */
   push(bytes: Uint8Array): string {
     const length = bytes.length;
-    if (length <= SHORT_CHUNK && this.afterAscii) {
+    if (length <= SHORT_CHUNK && this.#afterAscii) {
       let text = '';
       let i = 0;
       for (; i < length; i++) {
@@ -97,8 +97,8 @@ export class Utf8Decoder {
         text += String.fromCharCode(byte);
       }
       if (i === length) {
-        if (length > 0) this.remember(bytes);
-        this.byteCount += length;
+        if (length > 0) this.#remember(bytes);
+        this.#byteCount += length;
         return text;
       }
     }
@@ -114,27 +114,27 @@ export class Utf8Decoder {
       // English, say), a guess that costs nothing: the text is the same either way. Others go
       // through the streaming decoder, which also holds a character that the chunk cuts until its
       // end arrives. (At the very start, a first byte that is ASCII is no BOM.)
-      const settled = this.afterAscii || (this.byteCount === 0 && bytes[0]! < 0x80);
-      if (settled && bytes[length - 1]! < 0x80 && (length <= SMALL_CHUNK || this.lastWasAscii)) {
-        text = this.whole.decode(bytes);
-        this.lastWasAscii = text.length === length;
+      const settled = this.#afterAscii || (this.#byteCount === 0 && bytes[0]! < 0x80);
+      if (settled && bytes[length - 1]! < 0x80 && (length <= SMALL_CHUNK || this.#lastWasAscii)) {
+        text = this.#whole.decode(bytes);
+        this.#lastWasAscii = text.length === length;
       } else {
-        text = this.streaming().decode(bytes, STREAM);
-        this.lastWasAscii = text.length === length;
+        text = this.#streaming().decode(bytes, STREAM);
+        this.#lastWasAscii = text.length === length;
       }
     } catch (cause) {
-      const byteOffset = this.invalidOffset(bytes);
+      const byteOffset = this.#invalidOffset(bytes);
       // The text before the invalid bytes arrived whole: it is the partial, for decodeUtf8 to pass on,
       // so that what arrives before the fault does not depend on where the chunks were cut.
       throw new ProtocolError(`invalid UTF-8 at byte offset ${byteOffset}`, {
         cause,
         reason: 'invalid-utf8',
         position: { byteOffset },
-        partial: this.textBefore(bytes, byteOffset),
+        partial: this.#textBefore(bytes, byteOffset),
       });
     }
-    this.remember(bytes);
-    this.byteCount += bytes.length;
+    this.#remember(bytes);
+    this.#byteCount += bytes.length;
     return text;
   }
 
@@ -142,21 +142,21 @@ export class Utf8Decoder {
    * The streaming decoder, made at the first chunk that needs it. Made after the start of the stream,
    * it keeps a U+FEFF at the start of its input: the BOM was settled by the bytes before.
    */
-  private streaming(): TextDecoder {
-    return (this.decoder ??= new TextDecoder('utf-8', { fatal: this.fatal, ignoreBOM: this.byteCount > 0 }));
+  #streaming(): TextDecoder {
+    return (this.#decoder ??= new TextDecoder('utf-8', { fatal: this.#fatal, ignoreBOM: this.#byteCount > 0 }));
   }
 
   /** Ends the stream; throws `StreamClosedEarlyError` if the bytes stopped mid-character. */
   end(): void {
     let rest: string;
     try {
-      rest = this.decoder === undefined ? '' : this.decoder.decode();
+      rest = this.#decoder === undefined ? '' : this.#decoder.decode();
     } catch {
       // Only an incomplete final sequence can fail here: no new bytes were given.
       rest = '\uFFFD';
     }
     if (rest !== '') {
-      const start = this.byteCount - Math.max(this.tail().length, 1);
+      const start = this.#byteCount - Math.max(this.#tail().length, 1);
       throw new StreamClosedEarlyError(`the bytes ended mid-character: an incomplete UTF-8 sequence starts at byte offset ${start}`, {
         reason: 'mid-character',
         position: { byteOffset: start },
@@ -165,24 +165,24 @@ export class Utf8Decoder {
   }
 
   /** Keeps the last three bytes of the stream, `bytes` included. */
-  private remember(bytes: Uint8Array): void {
+  #remember(bytes: Uint8Array): void {
     const n = bytes.length;
-    if (n > 0) this.afterAscii = bytes[n - 1]! < 0x80;
+    if (n > 0) this.#afterAscii = bytes[n - 1]! < 0x80;
     if (n >= 3) {
-      this.recent = (bytes[n - 3]! << 16) | (bytes[n - 2]! << 8) | bytes[n - 1]!;
-      this.recentLength = 3;
+      this.#recent = (bytes[n - 3]! << 16) | (bytes[n - 2]! << 8) | bytes[n - 1]!;
+      this.#recentLength = 3;
       return;
     }
     for (let i = 0; i < n; i++) {
-      this.recent = ((this.recent << 8) | bytes[i]!) & 0xffffff;
-      if (this.recentLength < 3) this.recentLength++;
+      this.#recent = ((this.#recent << 8) | bytes[i]!) & 0xffffff;
+      if (this.#recentLength < 3) this.#recentLength++;
     }
   }
 
   /** The bytes of an incomplete sequence at the end of what has arrived (0 to 3 of them). */
-  private tail(): Uint8Array {
-    const last = new Uint8Array(this.recentLength);
-    for (let i = 0; i < last.length; i++) last[i] = (this.recent >> (8 * (last.length - 1 - i))) & 0xff;
+  #tail(): Uint8Array {
+    const last = new Uint8Array(this.#recentLength);
+    for (let i = 0; i < last.length; i++) last[i] = (this.#recent >> (8 * (last.length - 1 - i))) & 0xff;
     for (let i = last.length - 1; i >= 0; i--) {
       const byte = last[i]!;
       if ((byte & 0xc0) === 0x80) continue; // a continuation byte: keep looking for the lead
@@ -195,9 +195,9 @@ export class Utf8Decoder {
    * The text of the bytes before stream offset `byteOffset` that this decoder has not returned yet:
    * a sequence left open by the previous chunk, then `bytes` up to the offset.
    */
-  private textBefore(bytes: Uint8Array, byteOffset: number): string {
-    const tail = this.tail();
-    const start = this.byteCount - tail.length;
+  #textBefore(bytes: Uint8Array, byteOffset: number): string {
+    const tail = this.#tail();
+    const start = this.#byteCount - tail.length;
     const joined = new Uint8Array(tail.length + bytes.length);
     joined.set(tail, 0);
     joined.set(bytes, tail.length);
@@ -206,12 +206,12 @@ export class Utf8Decoder {
   }
 
   /** Where the first invalid byte of `bytes` is, counting from the start of the stream. */
-  private invalidOffset(bytes: Uint8Array): number {
-    const tail = this.tail();
+  #invalidOffset(bytes: Uint8Array): number {
+    const tail = this.#tail();
     const joined = new Uint8Array(tail.length + bytes.length);
     joined.set(tail, 0);
     joined.set(bytes, tail.length);
     const index = firstInvalidUtf8(joined);
-    return this.byteCount - tail.length + Math.max(index, 0);
+    return this.#byteCount - tail.length + Math.max(index, 0);
   }
 }

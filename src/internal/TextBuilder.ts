@@ -18,44 +18,44 @@ const LARGE = 256;
  */
 export class TextBuilder {
   /** The flattened blocks, joined (a rope of a few large strings). */
-  private head = '';
+  #head = '';
   /** The pieces since the last block. */
-  private tail = '';
-  private empty = true;
+  #tail = '';
+  #empty = true;
   /** Characters appended so far. */
   length = 0;
 
   append(piece: string): void {
-    this.empty = false;
+    this.#empty = false;
     this.length += piece.length;
     if (piece.length >= LARGE) {
       // Copying a large piece into a block would only copy it once more.
-      if (this.tail !== '') this.flushTail();
-      this.head += piece;
+      if (this.#tail !== '') this.#flushTail();
+      this.#head += piece;
       return;
     }
-    this.tail += piece;
-    if (this.tail.length >= BLOCK) this.flushTail();
+    this.#tail += piece;
+    if (this.#tail.length >= BLOCK) this.#flushTail();
   }
 
-  private flushTail(): void {
+  #flushTail(): void {
     // Reading a character flattens the rope in place; its pieces then die young.
-    this.tail.charCodeAt(0);
-    this.head += this.tail;
-    this.tail = '';
+    this.#tail.charCodeAt(0);
+    this.#head += this.#tail;
+    this.#tail = '';
   }
 
   /** The text so far, or `null` when nothing was ever appended. */
   get value(): string | null {
-    if (this.empty) return null;
-    return this.tail === '' ? this.head : this.head + this.tail;
+    if (this.#empty) return null;
+    return this.#tail === '' ? this.#head : this.#head + this.#tail;
   }
 
   /** Starts again from nothing. */
   clear(): void {
-    this.head = '';
-    this.tail = '';
-    this.empty = true;
+    this.#head = '';
+    this.#tail = '';
+    this.#empty = true;
     this.length = 0;
   }
 }

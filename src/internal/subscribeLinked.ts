@@ -34,58 +34,57 @@ export function subscribeLinked<T>(source: Observable<T>, downstream: Subscriber
  */
 class Link<T> extends Subscription {
   /** Dropped at teardown, so that a source which keeps its subscriber does not keep the layer's buffers alive. */
-  private current: UpstreamHandlers<T> | undefined;
-  private stopped = false;
+  #current: UpstreamHandlers<T> | undefined;
+  #stopped = false;
+  readonly #downstream: Subscriber<unknown>;
 
-  constructor(
-    private readonly downstream: Subscriber<unknown>,
-    handlers: UpstreamHandlers<T>,
-  ) {
+  constructor(downstream: Subscriber<unknown>, handlers: UpstreamHandlers<T>) {
     super();
-    this.current = handlers;
+    this.#downstream = downstream;
+    this.#current = handlers;
   }
 
   next(value: T): void {
-    if (this.stopped || this.current === undefined) return;
+    if (this.#stopped || this.#current === undefined) return;
     try {
-      this.current.next(value);
+      this.#current.next(value);
     } catch (error) {
-      this.fail(error);
+      this.#fail(error);
     }
   }
 
   error(error: unknown): void {
-    if (this.stopped || this.current === undefined) return;
-    this.fail(error);
+    if (this.#stopped || this.#current === undefined) return;
+    this.#fail(error);
   }
 
   complete(): void {
-    const current = this.current;
-    if (this.stopped || current === undefined) return;
-    this.stopped = true;
+    const current = this.#current;
+    if (this.#stopped || current === undefined) return;
+    this.#stopped = true;
     try {
       if (current.complete) current.complete();
-      else this.downstream.complete();
+      else this.#downstream.complete();
     } catch (error) {
-      this.fail(error);
+      this.#fail(error);
       return;
     }
     this.unsubscribe();
   }
 
   override unsubscribe(): void {
-    this.current = undefined;
+    this.#current = undefined;
     super.unsubscribe();
   }
 
-  private fail(error: unknown): void {
-    const active = this.current;
-    this.stopped = true;
+  #fail(error: unknown): void {
+    const active = this.#current;
+    this.#stopped = true;
     try {
       if (active?.error) active.error(error);
-      else this.downstream.error(error);
+      else this.#downstream.error(error);
     } catch (thrown) {
-      this.downstream.error(thrown);
+      this.#downstream.error(thrown);
     }
     this.unsubscribe();
   }

@@ -68,28 +68,28 @@ const BACKSLASH = 0x5c;
  * ```
  */
 export class PartialJson {
-  private readonly maxDepth: number;
-  private readonly maxSize: number;
-  private mode = BETWEEN;
+  readonly #maxDepth: number;
+  readonly #maxSize: number;
+  #mode = BETWEEN;
   protected readonly tree = new PartialJsonTree();
-  private size = 0;
-  private examined = 0;
-  private stopReason: PartialJsonStop | null = null;
+  #size = 0;
+  #examined = 0;
+  #stopReason: PartialJsonStop | null = null;
   // The string being read. Appended with `+=` (a rope in V8), so growing it costs O(piece).
-  private text = '';
-  private textIsKey = false;
-  private unicodeDigits = 0;
-  private unicodeCode = 0;
+  #text = '';
+  #textIsKey = false;
+  #unicodeDigits = 0;
+  #unicodeCode = 0;
   // The number being read: its text so far (it may span pieces) and where it is in the grammar.
-  private numberText = '';
-  private numberState = NOT_NUMBER;
-  private literalWord = '';
-  private literalValue: JsonValue = null;
-  private literalAt = 0;
+  #numberText = '';
+  #numberState = NOT_NUMBER;
+  #literalWord = '';
+  #literalValue: JsonValue = null;
+  #literalAt = 0;
 
   constructor(options: PartialJsonOptions = {}) {
-    this.maxDepth = options.maxDepth ?? DEFAULT_PREVIEW_MAX_DEPTH;
-    this.maxSize = options.maxSize ?? DEFAULT_PREVIEW_MAX_CHARS;
+    this.#maxDepth = options.maxDepth ?? DEFAULT_PREVIEW_MAX_DEPTH;
+    this.#maxSize = options.maxSize ?? DEFAULT_PREVIEW_MAX_CHARS;
   }
 
   /**
@@ -102,7 +102,7 @@ export class PartialJson {
 
   /** Why the preview stopped updating, or `null` while it follows the text. */
   get stopped(): PartialJsonStop | null {
-    return this.stopReason;
+    return this.#stopReason;
   }
 
   /**
@@ -110,125 +110,125 @@ export class PartialJson {
    * number is looked at again in its own right). For tests and benchmarks that check the cost stays linear.
    */
   get charactersExamined(): number {
-    return this.examined;
+    return this.#examined;
   }
 
   /** Reads the next piece of the text and updates {@link value}. */
   push(fragment: string): void {
-    if (this.mode === STOPPED || fragment.length === 0) return;
+    if (this.#mode === STOPPED || fragment.length === 0) return;
     let end = fragment.length;
-    const overflow = end > this.maxSize - this.size;
-    if (overflow) end = this.maxSize - this.size;
-    this.size += end;
+    const overflow = end > this.#maxSize - this.#size;
+    if (overflow) end = this.#maxSize - this.#size;
+    this.#size += end;
     // Where the current string run (or number) began in this piece: text is copied in runs, not
     // character by character, and a run that continues into the next piece is flushed at the end.
     let runStart = 0;
     let i = 0;
     while (i < end) {
-      switch (this.mode) {
+      switch (this.#mode) {
         case STRING: {
           // The common case, kept tight: plain characters up to a quote, a backslash or a control
           // character.
           let c = fragment.charCodeAt(i);
-          this.examined++;
+          this.#examined++;
           while (c !== QUOTE && c !== BACKSLASH && c >= 0x20) {
             if (++i === end) break;
             c = fragment.charCodeAt(i);
-            this.examined++;
+            this.#examined++;
           }
           if (i === end) break;
-          this.text += fragment.slice(runStart, i);
+          this.#text += fragment.slice(runStart, i);
           i++;
-          if (c === QUOTE) this.endString();
-          else if (c === BACKSLASH) this.mode = ESCAPE;
-          else return this.stop('invalid-json'); // a raw control character, which JSON.parse refuses
+          if (c === QUOTE) this.#endString();
+          else if (c === BACKSLASH) this.#mode = ESCAPE;
+          else return this.#stop('invalid-json'); // a raw control character, which JSON.parse refuses
           break;
         }
         case ESCAPE: {
           const c = fragment.charCodeAt(i++);
-          this.examined++;
+          this.#examined++;
           if (c === 0x75) {
-            this.mode = UNICODE;
-            this.unicodeDigits = 0;
-            this.unicodeCode = 0;
+            this.#mode = UNICODE;
+            this.#unicodeDigits = 0;
+            this.#unicodeCode = 0;
             break;
           }
           const escaped = ESCAPED[c];
-          if (escaped === undefined) return this.stop('invalid-json');
-          this.text += escaped;
-          this.mode = STRING;
+          if (escaped === undefined) return this.#stop('invalid-json');
+          this.#text += escaped;
+          this.#mode = STRING;
           runStart = i;
           break;
         }
         case UNICODE: {
           const digit = hexValue(fragment.charCodeAt(i++));
-          this.examined++;
-          if (digit < 0) return this.stop('invalid-json');
-          this.unicodeCode = this.unicodeCode * 16 + digit;
-          if (++this.unicodeDigits === 4) {
+          this.#examined++;
+          if (digit < 0) return this.#stop('invalid-json');
+          this.#unicodeCode = this.#unicodeCode * 16 + digit;
+          if (++this.#unicodeDigits === 4) {
             // A lone surrogate is kept as JSON.parse keeps it; a pair's halves join in the string.
-            this.text += String.fromCharCode(this.unicodeCode);
-            this.mode = STRING;
+            this.#text += String.fromCharCode(this.#unicodeCode);
+            this.#mode = STRING;
             runStart = i;
           }
           break;
         }
         case NUMBER: {
           let c = fragment.charCodeAt(i);
-          this.examined++;
+          this.#examined++;
           // Digits that only lengthen the number are the common case, kept tight as in strings.
-          if (digitsKeepState(this.numberState)) {
+          if (digitsKeepState(this.#numberState)) {
             while (c >= 0x30 && c <= 0x39) {
               if (++i === end) break;
               c = fragment.charCodeAt(i);
-              this.examined++;
+              this.#examined++;
             }
             if (i === end) break;
           }
-          const next = advanceNumber(this.numberState, c);
+          const next = advanceNumber(this.#numberState, c);
           if (next !== NOT_NUMBER) {
-            this.numberState = next;
+            this.#numberState = next;
             i++;
             break;
           }
           // Only a character that may follow a number completes it (`1.5.`, `01`, `12a` are
           // refused here, before a number the text will not keep could appear).
-          if (!isNumberEnd(this.numberState) || !this.endsNumber(c)) return this.stop('invalid-json');
+          if (!isNumberEnd(this.#numberState) || !this.#endsNumber(c)) return this.#stop('invalid-json');
           // That character is then read again in its own right (the one character examined twice).
-          this.numberText += fragment.slice(runStart, i);
-          this.scalar(Number(this.numberText));
+          this.#numberText += fragment.slice(runStart, i);
+          this.#scalar(Number(this.#numberText));
           break;
         }
         case LITERAL: {
           const c = fragment.charCodeAt(i++);
-          this.examined++;
-          if (c !== this.literalWord.charCodeAt(this.literalAt)) return this.stop('invalid-json');
-          if (++this.literalAt === this.literalWord.length) this.scalar(this.literalValue);
+          this.#examined++;
+          if (c !== this.#literalWord.charCodeAt(this.#literalAt)) return this.#stop('invalid-json');
+          if (++this.#literalAt === this.#literalWord.length) this.#scalar(this.#literalValue);
           break;
         }
         default: {
           // Between tokens.
           const c = fragment.charCodeAt(i++);
-          this.examined++;
+          this.#examined++;
           if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) break;
-          if (!this.between(c)) return this.stop('invalid-json');
-          if (this.mode === STOPPED) return; // the depth bound
+          if (!this.#between(c)) return this.#stop('invalid-json');
+          if (this.#mode === STOPPED) return; // the depth bound
           // A string or a number starting here is copied from the next character (a string) or
           // from this one (a number).
-          runStart = this.mode === NUMBER ? i - 1 : i;
+          runStart = this.#mode === NUMBER ? i - 1 : i;
         }
       }
     }
     // The piece ends inside a string or a number: keep what it had of it.
-    if (this.mode === STRING || this.mode === ESCAPE || this.mode === UNICODE) {
-      if (this.mode === STRING) this.text += fragment.slice(runStart, end);
+    if (this.#mode === STRING || this.#mode === ESCAPE || this.#mode === UNICODE) {
+      if (this.#mode === STRING) this.#text += fragment.slice(runStart, end);
       // An open string's text so far goes to its slot once per piece, not once per character (an
       // escape cut in two appears with the next piece).
-      if (!this.textIsKey) this.tree.update(this.text);
-    } else if (this.mode === NUMBER) {
-      this.numberText += fragment.slice(runStart, end);
+      if (!this.#textIsKey) this.tree.update(this.#text);
+    } else if (this.#mode === NUMBER) {
+      this.#numberText += fragment.slice(runStart, end);
     }
-    if (overflow) this.stop('max-size');
+    if (overflow) this.#stop('max-size');
   }
 
   /**
@@ -236,93 +236,93 @@ export class PartialJson {
    * will follow to complete it); anything still open stays as it is.
    */
   end(): void {
-    if (this.mode === NUMBER && this.tree.depth === 0 && isNumberEnd(this.numberState)) this.scalar(Number(this.numberText));
+    if (this.#mode === NUMBER && this.tree.depth === 0 && isNumberEnd(this.#numberState)) this.#scalar(Number(this.#numberText));
   }
 
   /** Reads a character between tokens (not whitespace); false when JSON allows none here. */
-  private between(c: number): boolean {
+  #between(c: number): boolean {
     const found = this.tree.punctuate(c);
-    if (found === VALUE_START) return this.startValue(c);
-    if (found === KEY_START) return this.startKey(c);
+    if (found === VALUE_START) return this.#startValue(c);
+    if (found === KEY_START) return this.#startKey(c);
     return found === PUNCTUATION;
   }
 
-  private startValue(c: number): boolean {
+  #startValue(c: number): boolean {
     if (c === QUOTE) {
-      this.text = '';
-      this.textIsKey = false;
+      this.#text = '';
+      this.#textIsKey = false;
       this.tree.begin(''); // the slot (and its key) appears with the opening quote
-      this.mode = STRING;
+      this.#mode = STRING;
       return true;
     }
-    if (c === 0x7b) return this.open(false);
-    if (c === 0x5b) return this.open(true);
+    if (c === 0x7b) return this.#open(false);
+    if (c === 0x5b) return this.#open(true);
     const numberState = numberStart(c);
     if (numberState !== NOT_NUMBER) {
-      this.numberText = '';
-      this.numberState = numberState;
-      this.mode = NUMBER;
+      this.#numberText = '';
+      this.#numberState = numberState;
+      this.#mode = NUMBER;
       return true;
     }
     const literal = LITERALS[c];
     if (literal === undefined) return false;
-    [this.literalWord, this.literalValue] = literal;
-    this.literalAt = 1;
-    this.mode = LITERAL;
+    [this.#literalWord, this.#literalValue] = literal;
+    this.#literalAt = 1;
+    this.#mode = LITERAL;
     return true;
   }
 
   // A method of its own, though small: written out in `startValue`, it made nested text 3% slower to read.
-  private open(isArray: boolean): boolean {
-    if (this.tree.depth >= this.maxDepth) this.stop('max-depth');
+  #open(isArray: boolean): boolean {
+    if (this.tree.depth >= this.#maxDepth) this.#stop('max-depth');
     else this.tree.open(isArray);
     return true;
   }
 
-  private startKey(c: number): boolean {
+  #startKey(c: number): boolean {
     if (c !== QUOTE) return false;
-    this.text = '';
-    this.textIsKey = true;
-    this.mode = STRING;
+    this.#text = '';
+    this.#textIsKey = true;
+    this.#mode = STRING;
     return true;
   }
 
-  private endString(): void {
-    if (this.textIsKey) this.tree.setKey(this.text);
+  #endString(): void {
+    if (this.#textIsKey) this.tree.setKey(this.#text);
     else {
-      this.tree.update(this.text);
+      this.tree.update(this.#text);
       this.tree.complete();
     }
-    this.mode = BETWEEN;
-    this.text = ''; // do not keep a long string alive twice
+    this.#mode = BETWEEN;
+    this.#text = ''; // do not keep a long string alive twice
   }
 
   /** True for a character that may follow a number here: whitespace, or inside a container ',' or its closing bracket. */
-  private endsNumber(c: number): boolean {
+  #endsNumber(c: number): boolean {
     return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || this.tree.followsValue(c);
   }
 
   /** A number or literal, read whole: it appears now, and punctuation may follow. */
-  private scalar(value: JsonValue): void {
+  #scalar(value: JsonValue): void {
     this.tree.begin(value);
     this.tree.complete();
-    this.mode = BETWEEN;
+    this.#mode = BETWEEN;
   }
 
   /** True while a string value (not a key) is being read, in the slot last begun. */
   protected inStringValue(): boolean {
-    return (this.mode === STRING || this.mode === ESCAPE || this.mode === UNICODE) && !this.textIsKey;
+    return (this.#mode === STRING || this.#mode === ESCAPE || this.#mode === UNICODE) && !this.#textIsKey;
   }
 
-  private stop(reason: PartialJsonStop): void {
+  #stop(reason: PartialJsonStop): void {
     // A string value open here keeps the text it had up to this point.
     const inString = this.inStringValue();
-    if (inString) this.tree.update(this.text);
-    this.mode = STOPPED;
-    this.stopReason = reason;
+    if (inString) this.tree.update(this.#text);
+    this.#mode = STOPPED;
+    this.#stopReason = reason;
     // Nothing more will be read: drop the state that only reading needed.
     this.tree.release(inString);
-    this.text = '';
-    this.numberText = '';
+    this.#text = '';
+    this.#numberText = '';
   }
 }

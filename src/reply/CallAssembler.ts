@@ -41,12 +41,12 @@ const NOTHING_FINISHED: FinishedCalls = { closed: [], incomplete: [] };
  * ```
  */
 export class CallAssembler {
-  private readonly choices = new Map<number, ChoiceCalls>();
+  readonly #choices = new Map<number, ChoiceCalls>();
 
   /** The calls of `choice`, made on first use. */
   choice(choice: number): ChoiceCalls {
-    let calls = this.choices.get(choice);
-    if (calls === undefined) this.choices.set(choice, (calls = new ChoiceCalls(choice)));
+    let calls = this.#choices.get(choice);
+    if (calls === undefined) this.#choices.set(choice, (calls = new ChoiceCalls(choice)));
     return calls;
   }
 
@@ -85,13 +85,13 @@ export class CallAssembler {
    * token limit cut it, or as soon as another call starts.
    */
   end(choice: number, index: number): ToolCall | undefined {
-    const call = this.choices.get(choice)?.byIndex.get(index);
+    const call = this.#choices.get(choice)?.byIndex.get(index);
     if (call === undefined) throw callError(`tool call ${index} of choice ${choice} ended without starting`);
     if (call.closed !== undefined || call.ended) return undefined;
     call.ended = true;
     const calls = this.choice(choice);
     try {
-      return this.close(calls, call);
+      return this.#close(calls, call);
     } catch (error) {
       if (!(error instanceof ProtocolError)) throw error;
       call.failure = error;
@@ -116,12 +116,12 @@ export class CallAssembler {
     const incomplete: { choice: number; call: IncompleteToolCall }[] = [];
     for (const call of sorted) {
       if (call.closed !== undefined || call.incomplete !== undefined) continue;
-      if (call === last && reason === 'length' && (call.failure !== undefined || !this.isWhole(call))) {
-        incomplete.push({ choice, call: this.cut(calls, call) });
+      if (call === last && reason === 'length' && (call.failure !== undefined || !this.#isWhole(call))) {
+        incomplete.push({ choice, call: this.#cut(calls, call) });
       } else if (call.failure !== undefined) {
         throw call.failure;
       } else {
-        closed.push({ choice, call: this.close(calls, call) });
+        closed.push({ choice, call: this.#close(calls, call) });
       }
     }
     return { closed, incomplete };
@@ -149,11 +149,11 @@ export class CallAssembler {
     if ((call.id ?? null) !== cut.id || (call.name ?? null) !== cut.name || call.arguments !== cut.arguments || call.closed !== undefined) {
       throw callError(`the tool-call-incomplete event for tool call ${cut.index} of choice ${choice} does not match its fragments`);
     }
-    this.cut(calls, call);
+    this.#cut(calls, call);
   }
 
   /** True when a call's text is whole: a custom call once ended, a function call whose arguments parse. */
-  private isWhole(call: CallState): boolean {
+  #isWhole(call: CallState): boolean {
     if (call.kind === 'custom') return call.ended;
     if (call.id === undefined || call.name === undefined) return false;
     const text = call.arguments;
@@ -166,7 +166,7 @@ export class CallAssembler {
     }
   }
 
-  private cut(calls: ChoiceCalls, call: CallState): IncompleteToolCall {
+  #cut(calls: ChoiceCalls, call: CallState): IncompleteToolCall {
     const cut: IncompleteToolCall = {
       ...(call.kind === 'custom' ? { kind: 'custom' as const } : {}),
       index: call.index,
@@ -211,7 +211,7 @@ export class CallAssembler {
     calls.markChanged(call);
   }
 
-  private close(calls: ChoiceCalls, call: CallState): ToolCall {
+  #close(calls: ChoiceCalls, call: CallState): ToolCall {
     const which = `tool call ${call.index} of choice ${calls.choice}`;
     if (call.id === undefined) throw callError(`${which} never got an id`);
     if (call.name === undefined) throw callError(`${which} (${call.id}) never got a name`);
@@ -219,7 +219,7 @@ export class CallAssembler {
     if (call.kind === 'custom') {
       // Free-form input: raw text, never parsed.
       call.closed = { kind: 'custom', index: call.index, id: call.id, name: call.name, arguments: text, args: text };
-      return this.closed(calls, call);
+      return this.#closed(calls, call);
     }
     let args: JsonValue;
     if (text.trim() === '') {
@@ -235,10 +235,10 @@ export class CallAssembler {
       }
     }
     call.closed = { index: call.index, id: call.id, name: call.name, arguments: text, args };
-    return this.closed(calls, call);
+    return this.#closed(calls, call);
   }
 
-  private closed(calls: ChoiceCalls, call: CallState): ToolCall {
+  #closed(calls: ChoiceCalls, call: CallState): ToolCall {
     calls.open--;
     calls.markChanged(call);
     return call.closed!;

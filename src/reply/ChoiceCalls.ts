@@ -38,23 +38,23 @@ export class ChoiceCalls {
   /** Calls the token limit cut. */
   cutCount = 0;
   finished = false;
-  private sortedCalls: CallState[] | undefined = undefined;
+  #sortedCalls: CallState[] | undefined = undefined;
   /** The last list of call snapshots: handed out, so never changed; the next one is a changed copy. */
-  private snapshots: readonly PartialToolCall[] | undefined = undefined;
+  #snapshots: readonly PartialToolCall[] | undefined = undefined;
   /**
    * The calls changed since `snapshots`. With many calls streaming in turn, one changes per event:
    * its snapshot replaces its entry in a copy of the last list, instead of every call being looked
    * up again.
    */
-  private changed: 'none' | 'many' | CallState = 'none';
+  #changed: 'none' | 'many' | CallState = 'none';
 
   constructor(readonly choice: number) {}
 
   /** The calls in index order. */
   sorted(): CallState[] {
-    let sorted = this.sortedCalls;
+    let sorted = this.#sortedCalls;
     if (sorted === undefined) {
-      sorted = this.sortedCalls = [...this.byIndex.values()].sort((a, b) => a.index - b.index);
+      sorted = this.#sortedCalls = [...this.byIndex.values()].sort((a, b) => a.index - b.index);
       for (let position = 0; position < sorted.length; position++) sorted[position]!.position = position;
     }
     return sorted;
@@ -63,15 +63,15 @@ export class ChoiceCalls {
   /** Records that `call` changed, so that the next list of snapshots shows it. */
   markChanged(call: CallState): void {
     call.snapshot = undefined;
-    this.changed = this.changed === 'none' || this.changed === call ? call : 'many';
+    this.#changed = this.#changed === 'none' || this.#changed === call ? call : 'many';
   }
 
   /** A new call: the sorted order and the list of snapshots are made again. */
   added(call: CallState): void {
     this.byIndex.set(call.index, call);
-    this.sortedCalls = undefined;
-    this.snapshots = undefined;
-    this.changed = 'none';
+    this.#sortedCalls = undefined;
+    this.#snapshots = undefined;
+    this.#changed = 'none';
   }
 
   /** The whole calls, in index order (at the end: every call is whole or cut by then). */
@@ -91,16 +91,16 @@ export class ChoiceCalls {
 
   /** The calls as far as they have arrived, in index order; the same array until one changes. */
   snapshotList(): readonly PartialToolCall[] {
-    let list = this.snapshots;
-    if (list === undefined || this.changed === 'many') {
+    let list = this.#snapshots;
+    if (list === undefined || this.#changed === 'many') {
       list = this.sorted().map(callSnapshot);
-    } else if (this.changed !== 'none') {
+    } else if (this.#changed !== 'none') {
       const copy = list.slice();
-      copy[this.changed.position] = callSnapshot(this.changed);
+      copy[this.#changed.position] = callSnapshot(this.#changed);
       list = copy;
     }
-    this.snapshots = list;
-    this.changed = 'none';
+    this.#snapshots = list;
+    this.#changed = 'none';
     return list;
   }
 }

@@ -60,110 +60,110 @@ class ChoiceState {
  * ```
  */
 export class CompletionTracker {
-  private id: string | null = null;
-  private model: string | null = null;
-  private usage: Usage | null = null;
-  private timings: Timings | null = null;
+  #id: string | null = null;
+  #model: string | null = null;
+  #usage: Usage | null = null;
+  #timings: Timings | null = null;
   /** What came with the reply as a whole that no field names: made at the first. */
-  private metadata: MetadataBag | undefined = undefined;
-  private reasoningTokens = 0;
-  private inReasoning = false;
-  private readonly calls = new CallAssembler();
-  private readonly choices = new Map<number, ChoiceState>();
-  private sortedChoices: ChoiceState[] | undefined = undefined;
-  private lastChoice: ChoiceState | undefined = undefined;
-  private snapshots: readonly ChoiceSnapshot[] | undefined = undefined;
+  #metadata: MetadataBag | undefined = undefined;
+  #reasoningTokens = 0;
+  #inReasoning = false;
+  readonly #calls = new CallAssembler();
+  readonly #choices = new Map<number, ChoiceState>();
+  #sortedChoices: ChoiceState[] | undefined = undefined;
+  #lastChoice: ChoiceState | undefined = undefined;
+  #snapshots: readonly ChoiceSnapshot[] | undefined = undefined;
 
   /** Folds one event in. */
   apply(event: ChatEvent): void {
     // Text first: nearly every event of a reply is one, and a switch tests its cases in order.
     if (event.type === 'content') {
-      const choice = this.choice(event.choice);
-      this.appendText(choice, choice.contentText, event.text);
+      const choice = this.#choice(event.choice);
+      this.#appendText(choice, choice.contentText, event.text);
       return;
     }
     switch (event.type) {
       case 'start':
-        if (this.id === null) {
-          this.id = event.id;
-          this.model = event.model;
+        if (this.#id === null) {
+          this.#id = event.id;
+          this.#model = event.model;
         } else {
           // A later start fills what the first lacked (a model named only at the end).
-          if (this.id === '' && event.id !== '') this.id = event.id;
-          if (this.model === null && event.model !== null) this.model = event.model;
+          if (this.#id === '' && event.id !== '') this.#id = event.id;
+          if (this.#model === null && event.model !== null) this.#model = event.model;
         }
         return;
       case 'provider-metadata': {
         if (event.choice === undefined) {
-          (this.metadata ??= new MetadataBag()).apply(event);
+          (this.#metadata ??= new MetadataBag()).apply(event);
           return;
         }
-        const choice = this.choice(event.choice);
+        const choice = this.#choice(event.choice);
         if (event.call !== undefined) {
           (choice.callMetadata ??= new CallMetadata()).apply(event);
         } else {
           (choice.extras ??= new ReplyExtras()).apply(event);
         }
-        this.dropSnapshots(choice);
+        this.#dropSnapshots(choice);
         return;
       }
       case 'reasoning': {
-        const choice = this.choice(event.choice);
+        const choice = this.#choice(event.choice);
         choice.reasoningText.append(event.text);
-        this.dropSnapshots(choice);
-        this.inReasoning = true;
-        if (event.reasoningTokens !== undefined) this.reasoningTokens = event.reasoningTokens;
+        this.#dropSnapshots(choice);
+        this.#inReasoning = true;
+        if (event.reasoningTokens !== undefined) this.#reasoningTokens = event.reasoningTokens;
         return;
       }
       case 'reasoning-signature': {
-        const choice = this.choice(event.choice);
+        const choice = this.#choice(event.choice);
         (choice.signatures ??= []).push(event.signature);
-        this.dropSnapshots(choice);
+        this.#dropSnapshots(choice);
         return;
       }
       case 'refusal': {
-        const choice = this.choice(event.choice);
-        this.appendText(choice, choice.refusalText, event.text);
+        const choice = this.#choice(event.choice);
+        this.#appendText(choice, choice.refusalText, event.text);
         return;
       }
       case 'tool-call-delta':
-        this.calls.addFragment(event);
-        this.dropSnapshots(this.choice(event.choice));
-        this.inReasoning = false;
+        this.#calls.addFragment(event);
+        this.#dropSnapshots(this.#choice(event.choice));
+        this.#inReasoning = false;
         return;
       case 'tool-call-end':
-        this.calls.end(event.choice, event.index);
-        this.dropSnapshots(this.choice(event.choice));
+        this.#calls.end(event.choice, event.index);
+        this.#dropSnapshots(this.#choice(event.choice));
         return;
       case 'tool-call':
         // Closed upstream (groupToolCallsByIndex): its parse is taken, not made again.
-        this.calls.adopt(event.choice, event.call);
-        this.dropSnapshots(this.choice(event.choice));
+        this.#calls.adopt(event.choice, event.call);
+        this.#dropSnapshots(this.#choice(event.choice));
         return;
       case 'tool-call-incomplete':
-        this.calls.adoptIncomplete(event.choice, event.call);
-        this.dropSnapshots(this.choice(event.choice));
+        this.#calls.adoptIncomplete(event.choice, event.call);
+        this.#dropSnapshots(this.#choice(event.choice));
         return;
       case 'finish': {
-        const choice = this.choice(event.choice);
+        const choice = this.#choice(event.choice);
         choice.rawFinishReason = event.raw;
         choice.finishReason = event.reason;
-        this.calls.finish(event.choice, event.reason);
-        this.dropSnapshots(choice);
+        this.#calls.finish(event.choice, event.reason);
+        this.#dropSnapshots(choice);
         return;
       }
       case 'usage':
-        this.usage = mergeUsage(this.usage, event.usage);
+        this.#usage = mergeUsage(this.#usage, event.usage);
         return;
       case 'timings':
-        this.timings = event.timings;
+        this.#timings = event.timings;
         return;
       default:
         // The parts declared in REPLY_PARTS (log probabilities, sources, audio, provider tools).
         if (ReplyExtras.carries(event)) {
-          const choice = this.choice((event as { readonly choice: number }).choice);
+          const choice = this.#choice((event as { readonly choice: number }).choice);
           (choice.extras ??= new ReplyExtras()).apply(event);
-          this.dropSnapshots(choice);
+          this.#dropSnapshots(choice);
         }
       // progress, unknown and done change nothing of the completion.
     }
@@ -171,31 +171,31 @@ export class CompletionTracker {
 
   /** True once every choice seen has finished (and at least one has). */
   get finished(): boolean {
-    if (this.choices.size === 0) return false;
-    for (const choice of this.choices.values()) if (choice.finishReason === null) return false;
+    if (this.#choices.size === 0) return false;
+    for (const choice of this.#choices.values()) if (choice.finishReason === null) return false;
     return true;
   }
 
   /** The completion so far. */
   snapshot(): CompletionSnapshot {
-    const choices = (this.snapshots ??= this.sortedChoiceStates().map(choiceSnapshot));
+    const choices = (this.#snapshots ??= this.#sortedChoiceStates().map(choiceSnapshot));
     const first = choices[0];
     const snapshot: CompletionSnapshot = {
-      id: this.id,
-      model: this.model,
+      id: this.#id,
+      model: this.#model,
       content: first?.content ?? null,
       reasoning: first?.reasoning ?? null,
       refusal: first?.refusal ?? null,
       toolCalls: first?.toolCalls ?? [],
       finishReason: first?.finishReason ?? null,
       rawFinishReason: first?.rawFinishReason ?? null,
-      usage: this.usage,
-      timings: this.timings,
-      reasoningTokens: this.reasoningTokens,
-      inReasoning: this.inReasoning,
+      usage: this.#usage,
+      timings: this.#timings,
+      reasoningTokens: this.#reasoningTokens,
+      inReasoning: this.#inReasoning,
       finished: this.finished,
       choices,
-      ...(this.metadata === undefined ? {} : { providerMetadata: this.metadata.view() }),
+      ...(this.#metadata === undefined ? {} : { providerMetadata: this.#metadata.view() }),
     };
     return first === undefined ? snapshot : withChoiceParts(snapshot, first);
   }
@@ -205,14 +205,14 @@ export class CompletionTracker {
    * `finish` event), with the snapshot as `partial`.
    */
   complete(): Completion {
-    if (this.choices.size === 0) {
+    if (this.#choices.size === 0) {
       throw new StreamClosedEarlyError('the stream ended before any finish reason: no choice arrived', {
         reason: 'unfinished',
         partial: this.snapshot(),
       });
     }
     const choices: CompletionChoice[] = [];
-    for (const choice of this.sortedChoiceStates()) {
+    for (const choice of this.#sortedChoiceStates()) {
       if (choice.finishReason === null || choice.rawFinishReason === null) {
         throw new StreamClosedEarlyError(`the stream ended before choice ${choice.index} finished`, {
           reason: 'unfinished',
@@ -236,54 +236,54 @@ export class CompletionTracker {
     const first = choices[0]!;
     return withChoiceParts<Completion>(
       {
-        id: this.id ?? '',
-        model: this.model,
+        id: this.#id ?? '',
+        model: this.#model,
         content: first.content,
         reasoning: first.reasoning,
         refusal: first.refusal,
         toolCalls: first.toolCalls,
         finishReason: first.finishReason,
         rawFinishReason: first.rawFinishReason,
-        usage: this.usage,
-        timings: this.timings,
-        reasoningTokens: this.reasoningTokens,
+        usage: this.#usage,
+        timings: this.#timings,
+        reasoningTokens: this.#reasoningTokens,
         choices,
-        ...(this.metadata === undefined ? {} : { providerMetadata: this.metadata.view() }),
+        ...(this.#metadata === undefined ? {} : { providerMetadata: this.#metadata.view() }),
       },
       first,
     );
   }
 
-  private choice(index: number): ChoiceState {
+  #choice(index: number): ChoiceState {
     // Nearly every event is for the choice of the one before: no map lookup for it.
-    const last = this.lastChoice;
+    const last = this.#lastChoice;
     if (last !== undefined && last.index === index) return last;
-    let choice = this.choices.get(index);
+    let choice = this.#choices.get(index);
     if (choice === undefined) {
-      choice = new ChoiceState(index, this.calls.choice(index));
-      this.choices.set(index, choice);
-      this.sortedChoices = undefined;
-      this.snapshots = undefined;
+      choice = new ChoiceState(index, this.#calls.choice(index));
+      this.#choices.set(index, choice);
+      this.#sortedChoices = undefined;
+      this.#snapshots = undefined;
     }
-    this.lastChoice = choice;
+    this.#lastChoice = choice;
     return choice;
   }
 
   /** Text of the reply itself (content or refusal): it ends any reasoning before it. */
-  private appendText(choice: ChoiceState, builder: TextBuilder, text: string): void {
+  #appendText(choice: ChoiceState, builder: TextBuilder, text: string): void {
     builder.append(text);
-    this.dropSnapshots(choice);
-    this.inReasoning = false;
+    this.#dropSnapshots(choice);
+    this.#inReasoning = false;
   }
 
   /** Drops the snapshots that show `choice`. */
-  private dropSnapshots(choice: ChoiceState): void {
+  #dropSnapshots(choice: ChoiceState): void {
     choice.snapshot = undefined;
-    this.snapshots = undefined;
+    this.#snapshots = undefined;
   }
 
-  private sortedChoiceStates(): ChoiceState[] {
-    return (this.sortedChoices ??= [...this.choices.values()].sort((a, b) => a.index - b.index));
+  #sortedChoiceStates(): ChoiceState[] {
+    return (this.#sortedChoices ??= [...this.#choices.values()].sort((a, b) => a.index - b.index));
   }
 }
 

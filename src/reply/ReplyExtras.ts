@@ -24,8 +24,8 @@ export type ReplyExtrasView = Omit<ReplyExtraParts, 'incompleteToolCalls'>;
  */
 export class ReplyExtras {
   /** Each part's state, at its position in `REPLY_PARTS`, once its first event came. */
-  private readonly states: unknown[] = [];
-  private cached: ReplyExtrasView | undefined = undefined;
+  readonly #states: unknown[] = [];
+  #cached: ReplyExtrasView | undefined = undefined;
 
   /** True for an event that carries one of the parts this holds. */
   static carries(event: ChatEvent): boolean {
@@ -37,21 +37,21 @@ export class ReplyExtras {
     const position = PART_OF_EVENT.get(event.type);
     if (position === undefined) return;
     const part = REPLY_PARTS[position]!;
-    let state = this.states[position];
-    if (state === undefined) this.states[position] = state = part.start();
+    let state = this.#states[position];
+    if (state === undefined) this.#states[position] = state = part.start();
     part.fold(state, event);
-    this.cached = undefined;
+    this.#cached = undefined;
   }
 
   /** What a completion shows of these parts: only those that came. The same object until one changes. */
   view(): ReplyExtrasView {
-    if (this.cached !== undefined) return this.cached;
+    if (this.#cached !== undefined) return this.#cached;
     const view: ReplyPartsView = {};
     for (let position = 0; position < REPLY_PARTS.length; position++) {
-      const state = this.states[position];
+      const state = this.#states[position];
       if (state !== undefined) REPLY_PARTS[position]!.show(state, view);
     }
-    return (this.cached = view);
+    return (this.#cached = view);
   }
 }
 

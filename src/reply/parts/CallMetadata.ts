@@ -14,20 +14,20 @@ import { MetadataBag } from './MetadataBag.js';
  * ```
  */
 export class CallMetadata {
-  private readonly bags = new Map<string, MetadataBag>();
+  readonly #bags = new Map<string, MetadataBag>();
 
   /** Folds in an event of one call (`choice` and `call` set); others are ignored. */
   apply(event: ProviderMetadataEvent): void {
     if (event.choice === undefined || event.call === undefined) return;
     const key = `${event.choice}:${event.call}`;
-    let bag = this.bags.get(key);
-    if (bag === undefined) this.bags.set(key, (bag = new MetadataBag()));
+    let bag = this.#bags.get(key);
+    if (bag === undefined) this.#bags.set(key, (bag = new MetadataBag()));
     bag.apply(event);
   }
 
   /** The call with its metadata (a copy), or the call itself when none came with it. */
   shownOne<T extends { readonly index: number }>(choice: number, call: T): T {
-    const bag = this.bags.get(`${choice}:${call.index}`);
+    const bag = this.#bags.get(`${choice}:${call.index}`);
     return bag === undefined ? call : { ...call, providerMetadata: bag.view() };
   }
 
