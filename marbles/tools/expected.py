@@ -1183,7 +1183,7 @@ OLLAMA_FINISH = normalizer({'stop': 'stop', 'length': 'length'})
 OLLAMA_MAPPED_LINE = {'model', 'created_at', 'message', 'response', 'thinking', 'logprobs', 'done', 'done_reason',
                       'prompt_eval_count', 'eval_count'}
 OLLAMA_MAPPED_MESSAGE = {'role', 'content', 'thinking', 'tool_calls'}
-OLLAMA_MAPPED_CALL = {'id', 'function'}
+OLLAMA_MAPPED_CALL = {'id', 'type', 'function'}
 OLLAMA_MAPPED_FUNCTION = {'index', 'name', 'arguments'}
 
 

@@ -584,7 +584,7 @@ describe('ollama dialect', () => {
       expect(kept).toEqual([
         { type: 'provider-metadata', provider: 'ollama', choice: 0, fields: { images: null, extra: 1 } },
         { type: 'provider-metadata', provider: 'ollama', fields: { remote_model: 'x', remote_host: 'y' } },
-        { type: 'provider-metadata', provider: 'ollama', choice: 0, call: 0, fields: { type: 'function', extra: true } },
+        { type: 'provider-metadata', provider: 'ollama', choice: 0, call: 0, fields: { extra: true } },
         { type: 'provider-metadata', provider: 'ollama', choice: 0, call: 0, fields: { description: 'd' } },
         { type: 'provider-metadata', provider: 'ollama', fields: { load_duration: 3, context: [1] } },
       ]);

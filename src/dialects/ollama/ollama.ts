@@ -32,8 +32,8 @@ const MAPPED_LINE: ReadonlySet<string> = new Set([
 ]);
 /** `message`: `role` is always the assistant's. */
 const MAPPED_MESSAGE: ReadonlySet<string> = new Set(['role', 'content', 'thinking', 'tool_calls']);
-/** An entry of `message.tool_calls`. */
-const MAPPED_CALL: ReadonlySet<string> = new Set(['id', 'function']);
+/** An entry of `message.tool_calls`: `type` is always `function`, the one kind of call Ollama makes. */
+const MAPPED_CALL: ReadonlySet<string> = new Set(['id', 'type', 'function']);
 /**
  * A call's `function`: `index` is the call's position in the message's list, which the dense index the
  * dialect gives every call replaces.
