@@ -4,7 +4,7 @@ import { Completion, CompletionChoice, ToolCall } from '../../src/types/events';
 import { TestReply, TestToolCall } from '../../src/dialects/writing/TestReply';
 import { providerStream } from '../../src/testing/writeProviderStream';
 import { ProviderFormat } from '../../src/dialects/writing/wire';
-import { FORMATS } from './dialects/formats';
+import { FORMATS, envelopeOf } from './dialects/formats';
 import { assemble } from './dialects/pipeline';
 
 /**
@@ -65,7 +65,7 @@ function sayable(completion: Completion, format: ProviderFormat): Completion {
     if (Array.isArray(copy['toolCalls'])) copy['toolCalls'] = (copy['toolCalls'] as ToolCall[]).map(withoutMetadata);
     return copy as C;
   };
-  const envelope = FORMATS[format].envelope;
+  const envelope = envelopeOf(format, replyOf(completion, format));
   return {
     ...strip(completion),
     timings: null,

@@ -1,7 +1,7 @@
 import { Completion, CompletionChoice, JsonValue, ToolCall } from '../../../src/types/events';
 import { TestChoice, TestReply, TestToolCall } from '../../../src/dialects/writing/TestReply';
 import { ProviderFormat } from '../../../src/dialects/writing/wire';
-import { FORMATS } from './formats';
+import { FORMATS, envelopeOf } from './formats';
 
 /**
  * The completion a reply must assemble to once written in `format`: read off the reply itself and
@@ -11,6 +11,7 @@ import { FORMATS } from './formats';
  */
 export function expectedCompletion(reply: TestReply, format: ProviderFormat): Completion {
   const facts = FORMATS[format];
+  const envelope = envelopeOf(format, reply);
   const id = reply.id ?? facts.id;
   const choices = reply.choices.map((choice, index) => expectedChoice(choice, index, id, format));
   const first = choices[0]!;
@@ -28,7 +29,7 @@ export function expectedCompletion(reply: TestReply, format: ProviderFormat): Co
     reasoningTokens: 0,
     ...(first.reasoningSignatures === undefined ? {} : { reasoningSignatures: first.reasoningSignatures }),
     choices,
-    ...(facts.envelope === undefined ? {} : { providerMetadata: facts.envelope }),
+    ...(envelope === undefined ? {} : { providerMetadata: envelope }),
   };
 }
 

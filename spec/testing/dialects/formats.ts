@@ -1,5 +1,6 @@
 import { FinishReason, ProviderMetadata } from '../../../src/types/events';
 import { ProviderFormat } from '../../../src/dialects/writing/wire';
+import { TestReply } from '../../../src/dialects/writing/TestReply';
 
 /**
  * What each format is, written out here by hand from the formats' documentation (docs/dialects.md,
@@ -36,13 +37,43 @@ export interface FormatFacts {
   readonly errorSays: string;
   /**
    * What the format's envelope carries on every chunk that no field of a completion names, as the
-   * kit writes it: the completion's `providerMetadata` (OpenAI's `created` and `system_fingerprint`).
+   * kit writes it: the completion's `providerMetadata` (OpenAI's `created` and `system_fingerprint`,
+   * Anthropic's `stop_sequence`); for a format whose envelope says something of the reply, as the kit
+   * writes it for that reply (Bedrock's invocation metrics count its usage).
    */
-  readonly envelope?: ProviderMetadata;
+  readonly envelope?: ProviderMetadata | ((reply: TestReply) => ProviderMetadata);
+}
+
+/** The `providerMetadata` of a completion the kit wrote in `format` for `reply`: its envelope, if any. */
+export function envelopeOf(format: ProviderFormat, reply: TestReply): ProviderMetadata | undefined {
+  const envelope = FORMATS[format].envelope;
+  return typeof envelope === 'function' ? envelope(reply) : envelope;
 }
 
 /** OpenAI's chunks as the kit writes them: `created` 2026-01-01, and a fingerprint of the kit's own. */
 const OPENAI_ENVELOPE: ProviderMetadata = { openai: { created: 1767225600, system_fingerprint: 'fp_test' } };
+
+/**
+ * Anthropic's messages as the kit writes them: `stop_sequence` null at the start and in
+ * `message_delta` (no stop sequence ended the reply).
+ */
+const ANTHROPIC_ENVELOPE: ProviderMetadata = { anthropic: { stop_sequence: null } };
+
+/**
+ * Bedrock's: Anthropic's, and with usage Bedrock's invocation metrics on `message_stop`, counting the
+ * reply's prompt and completion, with latencies of the kit's own.
+ */
+function bedrockInvokeEnvelope(reply: TestReply): ProviderMetadata {
+  const usage = reply.usage;
+  if (usage === undefined) return ANTHROPIC_ENVELOPE;
+  const metrics = {
+    inputTokenCount: usage.promptTokens,
+    outputTokenCount: usage.completionTokens,
+    invocationLatency: 1204,
+    firstByteLatency: 388,
+  };
+  return { anthropic: { stop_sequence: null, 'amazon-bedrock-invocationMetrics': metrics } };
+}
 
 const ANTHROPIC_RAW = {
   stop: 'end_turn',
@@ -120,6 +151,7 @@ export const FORMATS: Readonly<Record<ProviderFormat, FormatFacts>> = {
     usage: 'sum',
     details: ALL_DETAILS,
     errorSays: 'Overloaded',
+    envelope: ANTHROPIC_ENVELOPE,
   },
   gemini: {
     ...base,
@@ -225,6 +257,7 @@ export const FORMATS: Readonly<Record<ProviderFormat, FormatFacts>> = {
     details: ALL_DETAILS,
     binary: true,
     errorSays: 'The model stream failed',
+    envelope: bedrockInvokeEnvelope,
   },
   // Cohere's v2 chat stream: the id at message-start, no model; the SDK's ChatFinishReason, of which
   // the kit writes COMPLETE, MAX_TOKENS, TOOL_CALL and ERROR (none is content_filter or other); usage
