@@ -712,8 +712,41 @@ def anthropic_usage(assembly, usage):
     assembly.merge_usage(fields)
 
 
+# What `anthropic` reads in each event, or knows to carry nothing: every event's and block's `type`
+# (its kind), a block event's `index`, and in message_start's message its `role` (the assistant's),
+# `content` (empty: the blocks bring it) and `stop_reason` (null until message_delta). Every other field
+# is kept as providerMetadata.anthropic: an event's own, the message's and message_delta's `delta`
+# (changes of the message) on the reply; a block's and its deltas' on the choice, or on the call for a
+# tool_use block. Kinds of event, block and delta not listed keep nothing here.
+ANTHROPIC_MAPPED_EVENT = {
+    'message_start': {'type', 'message'},
+    'content_block_start': {'type', 'index', 'content_block'},
+    'content_block_delta': {'type', 'index', 'delta'},
+    'content_block_stop': {'type', 'index'},
+    'message_delta': {'type', 'delta', 'usage'},
+    'message_stop': {'type'},
+    'ping': {'type'},
+}
+ANTHROPIC_MAPPED_MESSAGE = {'id', 'type', 'role', 'model', 'content', 'stop_reason', 'usage'}
+ANTHROPIC_MAPPED_MESSAGE_DELTA = {'stop_reason'}
+ANTHROPIC_MAPPED_BLOCK = {
+    'text': {'type', 'text', 'citations'},
+    'thinking': {'type', 'thinking', 'signature'},
+    'redacted_thinking': {'type', 'data'},
+    'tool_use': {'type', 'id', 'name', 'input'},
+}
+ANTHROPIC_MAPPED_DELTA = {
+    'text_delta': {'type', 'text'},
+    'thinking_delta': {'type', 'thinking'},
+    'signature_delta': {'type', 'signature'},
+    'input_json_delta': {'type', 'partial_json'},
+    'citations_delta': {'type', 'citation'},
+}
+
+
 def read_anthropic(raw):
     assembly = Assembly('anthropic')
+    assembly.provider = 'anthropic'
     assembly.sum_total = True
 
     def body():
@@ -726,15 +759,20 @@ def read_anthropic(raw):
             kind = event.get('type')  # repeats the event name; robust when a proxy dropped `event:`
             if frame.event not in ('message', kind):
                 raise Unsupported(f'event {number}: event name {frame.event!r} differs from type {kind!r}')
+            if kind in ANTHROPIC_MAPPED_EVENT:
+                keep_unmapped(assembly.metadata, event, ANTHROPIC_MAPPED_EVENT[kind])
             if kind == 'message_start':
                 message = event.get('message') or {}
                 assembly.take_id(message.get('id'))
                 assembly.take_model(message.get('model'))
                 anthropic_usage(assembly, message.get('usage'))
+                keep_unmapped(assembly.metadata, message, ANTHROPIC_MAPPED_MESSAGE)
             elif kind == 'content_block_start':
                 index = event.get('index')
                 block = event.get('content_block') or {}
                 blocks[index] = block.get('type')
+                if block.get('type') in ANTHROPIC_MAPPED_BLOCK and block.get('type') != 'tool_use':
+                    keep_unmapped(choice.metadata, block, ANTHROPIC_MAPPED_BLOCK[block.get('type')])
                 if block.get('type') == 'text':
                     piece = text_piece(block.get('text'))
                     if piece is not None:
@@ -752,11 +790,14 @@ def read_anthropic(raw):
                         choice.signatures.append(data)
                 elif block.get('type') == 'tool_use':
                     # The `input: {}` placeholder is not the input: that is the partial_json fragments.
-                    choice.tool_fragment(('block', index), text_piece(block.get('id')), text_piece(block.get('name')), '')
+                    call = choice.tool_fragment(('block', index), text_piece(block.get('id')), text_piece(block.get('name')), '')
+                    keep_unmapped(call.metadata, block, ANTHROPIC_MAPPED_BLOCK['tool_use'])
             elif kind == 'content_block_delta':
                 index = event.get('index')
                 delta = event.get('delta') or {}
                 delta_type = delta.get('type')
+                if delta_type in ANTHROPIC_MAPPED_DELTA and delta_type != 'input_json_delta':
+                    keep_unmapped(choice.metadata, delta, ANTHROPIC_MAPPED_DELTA[delta_type])
                 if delta_type == 'text_delta':
                     piece = text_piece(delta.get('text'))
                     if piece is not None:
@@ -769,7 +810,8 @@ def read_anthropic(raw):
                     if blocks.get(index) != 'tool_use':
                         raise Unsupported(f'event {number}: input_json_delta outside a tool_use block')
                     partial_json = delta.get('partial_json')
-                    choice.tool_fragment(('block', index), None, None, partial_json if isinstance(partial_json, str) else '')
+                    call = choice.tool_fragment(('block', index), None, None, partial_json if isinstance(partial_json, str) else '')
+                    keep_unmapped(call.metadata, delta, ANTHROPIC_MAPPED_DELTA['input_json_delta'])
                 elif delta_type == 'signature_delta':
                     signature = text_piece(delta.get('signature'))
                     if signature is not None:
@@ -779,6 +821,7 @@ def read_anthropic(raw):
                 stop_reason = (event.get('delta') or {}).get('stop_reason')
                 if isinstance(stop_reason, str):
                     choice.raw_finish = stop_reason
+                keep_unmapped(assembly.metadata, event.get('delta') or {}, ANTHROPIC_MAPPED_MESSAGE_DELTA)
                 anthropic_usage(assembly, event.get('usage'))
             elif kind == 'message_stop':
                 done = True

@@ -89,6 +89,8 @@ const EXAMPLE_COMPLETION: Completion = {
       reasoningSignatures: [SIGNATURE],
     },
   ],
+  // The message's stop_sequence, null at its start and in message_delta: no stop sequence ended it.
+  providerMetadata: { anthropic: { stop_sequence: null } },
 };
 
 /** The first fragment of a get_weather call, and the next ones, as the example stream has them. */
@@ -107,6 +109,8 @@ const EXAMPLE_EVENTS: ChatEvent[] = [
   { type: 'start', id: 'msg_01HCd8Wq3kZr5vTn7yPbX2aL', model: 'claude-sonnet-4-5-20250929' },
   // Both cache counts are 0, so promptTokens is input_tokens alone; they are reported beside it all the same.
   { type: 'usage', usage: { promptTokens: 472, completionTokens: 3, totalTokens: 475, cachedPromptTokens: 0, cacheWritePromptTokens: 0 } },
+  // The message's stop_sequence: message_delta's, the same null, is not kept again.
+  { type: 'provider-metadata', provider: 'anthropic', fields: { stop_sequence: null } },
   { type: 'reasoning', choice: 0, text: 'The user wants the current' },
   { type: 'reasoning', choice: 0, text: ' weather in Paris and Tokyo.' },
   { type: 'reasoning', choice: 0, text: " I'll call get_weather once per city." },
@@ -186,6 +190,7 @@ describe('anthropic', () => {
             rawFinishReason: 'tool_use',
           },
         ],
+        providerMetadata: { anthropic: { stop_sequence: null } },
       };
       for (const chunkSize of [1, 7, 64, bytes.length]) {
         expect(assembleBytes(bytes, anthropic, { chunkSize }).completion).toEqual(expected);
@@ -472,6 +477,7 @@ describe('anthropic', () => {
         events: [
           { type: 'content', choice: 0, text: 'x' },
           { type: 'finish', choice: 0, reason: 'stop', raw: 'end_turn' },
+          { type: 'provider-metadata', provider: 'anthropic', fields: { stop_sequence: null } },
           { type: 'done' },
         ],
       });
@@ -691,7 +697,7 @@ describe('anthropic', () => {
 
     it('maps frames to events and completes after message_stop', () => {
       testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
-        const source = cold<SseFrame>('-m-b-t-s-d---e---|', {
+        const source = cold<SseFrame>('-m-b-t-s-d----e---|', {
           m: messageStart(),
           b: blockStart(0, { type: 'text', text: '' }),
           t: textDelta(0, 'Hi'),
@@ -699,15 +705,16 @@ describe('anthropic', () => {
           d: messageDelta('end_turn', { output_tokens: 3 }),
           e: MESSAGE_STOP,
         });
-        expectObservable(source.pipe(assembleChunks({ dialect: anthropic }))).toBe('-(mu)t---(fv)e---|', {
+        expectObservable(source.pipe(assembleChunks({ dialect: anthropic }))).toBe('-(mu)t---(fpv)e---|', {
           m: START,
           u: START_USAGE,
           t: { type: 'content', choice: 0, text: 'Hi' },
           f: { type: 'finish', choice: 0, reason: 'stop', raw: 'end_turn' },
+          p: { type: 'provider-metadata', provider: 'anthropic', fields: { stop_sequence: null } },
           v: { type: 'usage', usage: { promptTokens: null, completionTokens: 3, totalTokens: 13 } },
           e: { type: 'done' },
         });
-        expectSubscriptions(source.subscriptions).toBe('^----------------!');
+        expectSubscriptions(source.subscriptions).toBe('^-----------------!');
       });
     });
 
@@ -751,8 +758,13 @@ describe('anthropic', () => {
         const source = cold<SseFrame>('-m---d-----|', { m: messageStart(), d: messageDelta('end_turn') });
         const error = new StreamClosedEarlyError('the stream ended without message_stop after 2 frames');
         expectObservable(source.pipe(assembleChunks({ dialect: anthropic }))).toBe(
-          '-(mu)d-----#',
-          { m: START, u: START_USAGE, d: { type: 'finish', choice: 0, reason: 'stop', raw: 'end_turn' } },
+          '-(mu)(dp)--#',
+          {
+            m: START,
+            u: START_USAGE,
+            d: { type: 'finish', choice: 0, reason: 'stop', raw: 'end_turn' },
+            p: { type: 'provider-metadata', provider: 'anthropic', fields: { stop_sequence: null } },
+          },
           error,
         );
         expectSubscriptions(source.subscriptions).toBe('^----------!');

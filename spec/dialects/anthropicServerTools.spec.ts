@@ -195,6 +195,8 @@ describe('anthropic server tools', () => {
   it('emits the call at its block stop and the result at its block start', () => {
     const { events } = readAnthropic(WEB_SEARCH);
     expect(events.filter((event) => event.type.startsWith('provider-'))).toEqual([
+      // The message's stop_sequence, at message_start.
+      { type: 'provider-metadata', provider: 'anthropic', fields: { stop_sequence: null } },
       {
         type: 'provider-tool-call',
         choice: 0,

@@ -37,13 +37,14 @@ export interface FormatFacts {
   readonly errorSays: string;
   /**
    * What the format's envelope carries on every chunk that no field of a completion names, as the
-   * kit writes it: the completion's `providerMetadata` (OpenAI's `created` and `system_fingerprint`);
-   * a function of the reply when what the kit writes depends on it (Ollama's durations, with usage).
+   * kit writes it: the completion's `providerMetadata` (OpenAI's `created` and `system_fingerprint`,
+   * Anthropic's `stop_sequence`); a function of the reply when what the kit writes depends on it
+   * (Ollama's durations with usage, Bedrock's invocation metrics counting its usage).
    */
   readonly envelope?: ProviderMetadata | ((reply: TestReply) => ProviderMetadata);
 }
 
-/** The `providerMetadata` of the completion a reply written in `format` assembles to, if any. */
+/** The `providerMetadata` of a completion the kit wrote in `format` for `reply`: its envelope, if any. */
 export function envelopeOf(format: ProviderFormat, reply: TestReply): ProviderMetadata | undefined {
   const envelope = FORMATS[format].envelope;
   return typeof envelope === 'function' ? envelope(reply) : envelope;
@@ -69,6 +70,28 @@ const ollamaEnvelope = (reply: TestReply): ProviderMetadata => ({
 const LLAMACPP_ENVELOPE: ProviderMetadata = {
   llamacpp: { id_slot: 0, prompt: '', has_new_line: false, truncated: false, stopping_word: '' },
 };
+
+/**
+ * Anthropic's messages as the kit writes them: `stop_sequence` null at the start and in
+ * `message_delta` (no stop sequence ended the reply).
+ */
+const ANTHROPIC_ENVELOPE: ProviderMetadata = { anthropic: { stop_sequence: null } };
+
+/**
+ * Bedrock's: Anthropic's, and with usage Bedrock's invocation metrics on `message_stop`, counting the
+ * reply's prompt and completion, with latencies of the kit's own.
+ */
+function bedrockInvokeEnvelope(reply: TestReply): ProviderMetadata {
+  const usage = reply.usage;
+  if (usage === undefined) return ANTHROPIC_ENVELOPE;
+  const metrics = {
+    inputTokenCount: usage.promptTokens,
+    outputTokenCount: usage.completionTokens,
+    invocationLatency: 1204,
+    firstByteLatency: 388,
+  };
+  return { anthropic: { stop_sequence: null, 'amazon-bedrock-invocationMetrics': metrics } };
+}
 
 const ANTHROPIC_RAW = {
   stop: 'end_turn',
@@ -146,6 +169,7 @@ export const FORMATS: Readonly<Record<ProviderFormat, FormatFacts>> = {
     usage: 'sum',
     details: ALL_DETAILS,
     errorSays: 'Overloaded',
+    envelope: ANTHROPIC_ENVELOPE,
   },
   gemini: {
     ...base,
@@ -253,6 +277,7 @@ export const FORMATS: Readonly<Record<ProviderFormat, FormatFacts>> = {
     details: ALL_DETAILS,
     binary: true,
     errorSays: 'The model stream failed',
+    envelope: bedrockInvokeEnvelope,
   },
   // Cohere's v2 chat stream: the id at message-start, no model; the SDK's ChatFinishReason, of which
   // the kit writes COMPLETE, MAX_TOKENS, TOOL_CALL and ERROR (none is content_filter or other); usage

@@ -9,6 +9,24 @@ import { finalByType } from '../base/finalFrames.js';
 import { describeValue, hasError } from '../base/payloadValues.js';
 
 /**
+ * The fields this dialect reads at the message's level, or knows to carry nothing; every other field
+ * is kept as `providerMetadata.anthropic` of the reply. Each event's own fields: `type` names the
+ * event, and `ping` and `message_stop` carry nothing else (Bedrock's
+ * `amazon-bedrock-invocationMetrics` beside `message_stop`'s type is kept, as any newer field). The
+ * message of `message_start`: its `type` is always `message`, its `role` always the assistant's, its
+ * `content` always empty (the content arrives in blocks), its `stop_reason` null until
+ * `message_delta` says it; `container`, `context_management` and `stop_sequence` are kept. The
+ * changes of `message_delta.delta` are the message's, kept in the same place: `stop_sequence` (the
+ * stop sequence that ended the reply, or null), `container`. Inside `usage`, read whole, nothing is
+ * kept apart.
+ */
+const MAPPED_MESSAGE_START: ReadonlySet<string> = new Set(['type', 'message']);
+const MAPPED_MESSAGE: ReadonlySet<string> = new Set(['id', 'type', 'role', 'model', 'content', 'stop_reason', 'usage']);
+const MAPPED_MESSAGE_DELTA: ReadonlySet<string> = new Set(['type', 'delta', 'usage']);
+const MAPPED_MESSAGE_CHANGES: ReadonlySet<string> = new Set(['stop_reason']);
+const MAPPED_TYPE_ONLY: ReadonlySet<string> = new Set(['type']);
+
+/**
  * Anthropic's Messages stream (`POST /v1/messages`, `stream: true`): `message_start`, then one group
  * of `content_block_start`, `content_block_delta`*, `content_block_stop` per content block (text,
  * thinking, redacted thinking, tool use, the tools Anthropic runs itself and their results), then
@@ -71,7 +89,8 @@ export class AnthropicParser extends AnthropicBlockParser {
     const type = rawType ?? (frame.event === 'message' ? undefined : frame.event);
     switch (type) {
       case 'message_start':
-        return this.readMessageStart(payload);
+        this.readMessageStart(payload);
+        return this.keepUnmapped(payload, MAPPED_MESSAGE_START);
       case 'content_block_start':
         this.requireStarted('content_block_start');
         return this.readBlockStart(payload, frame);
@@ -80,11 +99,14 @@ export class AnthropicParser extends AnthropicBlockParser {
       case 'content_block_stop':
         return this.readBlockStop(payload, frame);
       case 'message_delta':
-        return this.readMessageDelta(payload);
+        this.readMessageDelta(payload);
+        return this.keepUnmapped(payload, MAPPED_MESSAGE_DELTA);
       case 'message_stop':
+        // Kept before the end: nothing is read after `done`.
+        this.keepUnmapped(payload, MAPPED_TYPE_ONLY);
         return this.readMessageStop();
       case 'ping':
-        return;
+        return this.keepUnmapped(payload, MAPPED_TYPE_ONLY);
       case undefined:
         throw this.protocolError('the payload has no type');
       default:
@@ -104,11 +126,12 @@ export class AnthropicParser extends AnthropicBlockParser {
         throw this.protocolError(`a second message_start with another id (${excerpt(id)}, was ${excerpt(this.messageId)})`);
       }
       if (this.strict) throw this.protocolError('message_start arrived twice', 'strict');
-      return;
+    } else {
+      this.messageId = id;
+      this.emit({ type: 'start', id, model: nonEmptyString(message['model']) ?? null });
+      this.readUsage(message['usage'], 'message_start.message.usage');
     }
-    this.messageId = id;
-    this.emit({ type: 'start', id, model: nonEmptyString(message['model']) ?? null });
-    this.readUsage(message['usage'], 'message_start.message.usage');
+    this.keepUnmapped(message, MAPPED_MESSAGE);
   }
 
   private readMessageDelta(payload: JsonObject): void {
@@ -130,6 +153,7 @@ export class AnthropicParser extends AnthropicBlockParser {
         throw this.protocolError('a second stop_reason', 'strict');
       }
     }
+    if (isJsonObject(delta)) this.keepUnmapped(delta, MAPPED_MESSAGE_CHANGES);
     this.readUsage(payload['usage'], 'message_delta.usage');
   }
 

@@ -1,8 +1,30 @@
 import { SseFrame } from '../../frames/SseParser.js';
 import { JsonObject, isJsonObject, nonEmptyString } from '../../internal/json.js';
-import { AnthropicToolParser, ProviderToolBlock } from './anthropicTools.js';
+import { AnthropicToolParser, CHOICE, ProviderToolBlock } from './anthropicTools.js';
 import { CitedSource, citedSource } from './anthropicSources.js';
 import { describeValue } from '../base/payloadValues.js';
+import { MetadataPlace } from '../base/JsonDialectParser.js';
+
+/**
+ * The fields this dialect reads in the events of a content block, or knows to carry nothing; every
+ * other field is kept as `providerMetadata.anthropic`. An event's own fields (`type` names the event,
+ * `index` the block) are the reply's, as the message events' are. A block's fields (`content_block`)
+ * and its deltas' are the choice's, or the call's for a `tool_use` block; each names its kind in
+ * `type`: a tool call's `caller` (whether the model made the call or code it ran did) is kept on the
+ * call. Inside a citation, read whole into a source, nothing is kept apart.
+ */
+const MAPPED_BLOCK_START: ReadonlySet<string> = new Set(['type', 'index', 'content_block']);
+const MAPPED_BLOCK_DELTA: ReadonlySet<string> = new Set(['type', 'index', 'delta']);
+const MAPPED_BLOCK_STOP: ReadonlySet<string> = new Set(['type', 'index']);
+const MAPPED_TEXT: ReadonlySet<string> = new Set(['type', 'text', 'citations']);
+const MAPPED_THINKING: ReadonlySet<string> = new Set(['type', 'thinking', 'signature']);
+const MAPPED_REDACTED_THINKING: ReadonlySet<string> = new Set(['type', 'data']);
+const MAPPED_TOOL_USE: ReadonlySet<string> = new Set(['type', 'id', 'name', 'input']);
+const MAPPED_TEXT_DELTA: ReadonlySet<string> = new Set(['type', 'text']);
+const MAPPED_THINKING_DELTA: ReadonlySet<string> = new Set(['type', 'thinking']);
+const MAPPED_SIGNATURE_DELTA: ReadonlySet<string> = new Set(['type', 'signature']);
+const MAPPED_INPUT_JSON_DELTA: ReadonlySet<string> = new Set(['type', 'partial_json']);
+const MAPPED_CITATIONS_DELTA: ReadonlySet<string> = new Set(['type', 'citation']);
 
 /** A text block: where its text starts in the reply's content, and the sources its citations name. */
 interface TextBlock {
@@ -19,6 +41,8 @@ interface ToolUseBlock {
   readonly type: string;
   open: boolean;
   readonly call: number;
+  /** Where the call keeps what its block and deltas carry. */
+  readonly place: MetadataPlace;
   readonly placeholderInput: string | undefined;
   /** True once an `input_json_delta` brought a non-empty fragment. */
   sawInput: boolean;
@@ -61,6 +85,7 @@ export abstract class AnthropicBlockParser extends AnthropicToolParser {
     if (typeof type !== 'string') throw this.protocolError(`${where} has type ${describeValue(type)}`);
     this.blocks.set(index, this.startBlock(type, block, where, payload, frame));
     this.openBlocks++;
+    this.keepUnmapped(payload, MAPPED_BLOCK_START);
   }
 
   private startBlock(type: string, block: JsonObject, where: string, payload: JsonObject, frame: SseFrame): Block {
@@ -72,12 +97,14 @@ export abstract class AnthropicBlockParser extends AnthropicToolParser {
         if (text) this.emit({ type: 'reasoning', choice: 0, text });
         const signature = this.text(block['signature'], where, 'signature');
         if (signature) this.emit({ type: 'reasoning-signature', choice: 0, signature });
+        this.keepUnmapped(block, MAPPED_THINKING, CHOICE);
         return { kind: 'thinking', type, open: true };
       }
       case 'redacted_thinking': {
         // Encrypted thinking: opaque, and it must go back to the API on the next turn.
         const data = this.text(block['data'], where, 'data');
         if (data) this.emit({ type: 'reasoning-signature', choice: 0, signature: data });
+        this.keepUnmapped(block, MAPPED_REDACTED_THINKING, CHOICE);
         return { kind: 'redacted_thinking', type, open: true };
       }
       case 'tool_use':
@@ -97,6 +124,7 @@ export abstract class AnthropicBlockParser extends AnthropicToolParser {
     const started: TextBlock = { kind: 'text', type: 'text', open: true, start: this.contentLength, sources: [] };
     const text = this.text(block['text'], where, 'text');
     if (text) this.emitContent(text);
+    this.keepUnmapped(block, MAPPED_TEXT, CHOICE);
     const citations = block['citations'];
     if (citations === undefined || citations === null) return started;
     if (!Array.isArray(citations)) throw this.protocolError(`${where}.citations is ${describeValue(citations)}, not an array`);
@@ -122,7 +150,10 @@ export abstract class AnthropicBlockParser extends AnthropicToolParser {
     const placeholder = isJsonObject(input) && Object.keys(input).length > 0 ? this.serialize(input, `${where}.input`) : undefined;
     const call = this.newCall(0);
     this.emit({ type: 'tool-call-delta', choice: 0, index: call, id, name, arguments: '' });
-    return { kind: 'tool_use', type: 'tool_use', open: true, call, placeholderInput: placeholder, sawInput: false };
+    // Kept after the call's first event, for the call it started.
+    const place: MetadataPlace = { choice: 0, call };
+    this.keepUnmapped(block, MAPPED_TOOL_USE, place);
+    return { kind: 'tool_use', type: 'tool_use', open: true, call, place, placeholderInput: placeholder, sawInput: false };
   }
 
   protected readBlockDelta(payload: JsonObject, frame: SseFrame): void {
@@ -130,6 +161,11 @@ export abstract class AnthropicBlockParser extends AnthropicToolParser {
     const block = this.openBlock(index, 'content_block_delta');
     const delta = payload['delta'];
     if (!isJsonObject(delta)) throw this.protocolError(`content_block_delta.delta of block ${index} is not an object`);
+    this.readDelta(block, delta, index, payload, frame);
+    this.keepUnmapped(payload, MAPPED_BLOCK_DELTA);
+  }
+
+  private readDelta(block: Block, delta: JsonObject, index: number, payload: JsonObject, frame: SseFrame): void {
     // The deltas of a block this library does not read are passed on whole, whatever their type; those
     // of a block of an unknown kind are kept with it.
     if (block.kind === 'unknown') this.keepItem(delta, { choice: 0 });
@@ -141,13 +177,13 @@ export abstract class AnthropicBlockParser extends AnthropicToolParser {
         this.expectKind(block, 'text', index, type);
         const text = this.text(delta['text'], `${where} text_delta`, 'text');
         if (text) this.emitContent(text);
-        return;
+        return this.keepUnmapped(delta, MAPPED_TEXT_DELTA, CHOICE);
       }
       case 'thinking_delta': {
         this.expectKind(block, 'thinking', index, type);
         const text = this.text(delta['thinking'], `${where} thinking_delta`, 'thinking');
         if (text) this.emit({ type: 'reasoning', choice: 0, text });
-        return;
+        return this.keepUnmapped(delta, MAPPED_THINKING_DELTA, CHOICE);
       }
       case 'signature_delta':
         return this.readSignature(block, delta, index);
@@ -177,18 +213,20 @@ export abstract class AnthropicBlockParser extends AnthropicToolParser {
     // llama.cpp's /v1/messages sends "" (a local model cannot sign): nothing to keep.
     const signature = this.text(delta['signature'], `content block ${index} signature_delta`, 'signature');
     if (signature) this.emit({ type: 'reasoning-signature', choice: 0, signature });
+    this.keepUnmapped(delta, MAPPED_SIGNATURE_DELTA, CHOICE);
   }
 
   private readInputJson(block: Block, delta: JsonObject, index: number): void {
     const where = `content block ${index} input_json_delta`;
     if (block.kind === 'provider_tool') {
       block.input += this.text(delta['partial_json'], where, 'partial_json') ?? '';
-      return;
+      return this.keepUnmapped(delta, MAPPED_INPUT_JSON_DELTA, CHOICE);
     }
     this.expectKind(block, 'tool_use', index, 'input_json_delta');
     const fragment = this.text(delta['partial_json'], where, 'partial_json') ?? '';
     if (fragment !== '') block.sawInput = true;
     this.emit({ type: 'tool-call-delta', choice: 0, index: block.call, arguments: fragment });
+    this.keepUnmapped(delta, MAPPED_INPUT_JSON_DELTA, block.place);
   }
 
   private readCitation(block: Block, delta: JsonObject, index: number, payload: JsonObject, frame: SseFrame): void {
@@ -198,6 +236,7 @@ export abstract class AnthropicBlockParser extends AnthropicToolParser {
     const source = citedSource(citation);
     if (source === undefined) this.unknown(payload, frame);
     else block.sources.push(source);
+    this.keepUnmapped(delta, MAPPED_CITATIONS_DELTA, CHOICE);
   }
 
   protected readBlockStop(payload: JsonObject, frame: SseFrame): void {
@@ -205,6 +244,7 @@ export abstract class AnthropicBlockParser extends AnthropicToolParser {
     const block = this.openBlock(index, 'content_block_stop');
     block.open = false;
     this.openBlocks--;
+    this.keepUnmapped(payload, MAPPED_BLOCK_STOP);
     switch (block.kind) {
       case 'text':
         return this.emitSources(block);

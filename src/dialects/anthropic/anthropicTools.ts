@@ -1,11 +1,23 @@
 import { ProtocolError } from '../../errors/errors.js';
 import { FinishReason, JsonValue } from '../../types/events.js';
 import { JsonObject, copyJson, excerpt, isJsonObject, nonEmptyString } from '../../internal/json.js';
-import { JsonDialectParser } from '../base/JsonDialectParser.js';
+import { JsonDialectParser, MetadataPlace } from '../base/JsonDialectParser.js';
 import { describeValue } from '../base/payloadValues.js';
 
 /** The block types of the tools Anthropic runs itself: its server tools, and the MCP connector's. */
 const PROVIDER_TOOLS: ReadonlySet<string> = new Set(['server_tool_use', 'mcp_tool_use']);
+
+/**
+ * The fields this dialect reads in the block of a tool Anthropic runs and in a tool result block
+ * (`type` names the kind); every other field is kept as `providerMetadata.anthropic` of the choice
+ * (these are no calls of the client's): an `mcp_tool_use` block's `server_name`, an `mcp_tool_result`
+ * block's `is_error`, a call's `caller`. Inside a result's `content`, copied whole, nothing is kept apart.
+ */
+const MAPPED_PROVIDER_TOOL: ReadonlySet<string> = new Set(['type', 'id', 'name', 'input']);
+const MAPPED_TOOL_RESULT: ReadonlySet<string> = new Set(['type', 'tool_use_id', 'content']);
+
+/** The reply's one choice: where a block keeps what it carries, unless it is a client's call. */
+export const CHOICE: MetadataPlace = { choice: 0 };
 
 /** A tool Anthropic runs itself, as its block streams: its input text so far. */
 export interface ProviderToolBlock {
@@ -48,7 +60,9 @@ export abstract class AnthropicToolParser extends JsonDialectParser {
     if (id === undefined) throw this.protocolError(`${where} (${type}) has no id`, 'invalid-tool-call');
     const name = nonEmptyString(block['name']);
     if (name === undefined) throw this.protocolError(`${where} (${type}) has no name`, 'invalid-tool-call');
-    return { kind: 'provider_tool', type, open: true, id, name, startInput: copyJson(this.blockInput(block, where) ?? {}), input: '' };
+    const startInput = copyJson(this.blockInput(block, where) ?? {});
+    this.keepUnmapped(block, MAPPED_PROVIDER_TOOL, CHOICE);
+    return { kind: 'provider_tool', type, open: true, id, name, startInput, input: '' };
   }
 
   protected endProviderTool(block: ProviderToolBlock): void {
@@ -76,6 +90,7 @@ export abstract class AnthropicToolParser extends JsonDialectParser {
     const id = nonEmptyString(block['tool_use_id']);
     if (id === undefined) return false;
     this.emit({ type: 'provider-tool-result', choice: 0, id, result: copyJson(block['content']) });
+    this.keepUnmapped(block, MAPPED_TOOL_RESULT, CHOICE);
     return true;
   }
 

@@ -12,6 +12,38 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const METRICS = 'amazon-bedrock-invocationMetrics';
 
 /**
+ * The fields of a `chunk` event's payload (AWS's `PayloadPart`) this dialect reads, or knows to carry
+ * nothing: `bytes` is the Anthropic event, `p` padding of varying length that hides the size of the
+ * bytes. Any other field is kept as `providerMetadata.anthropic` of the reply, beside what the
+ * Anthropic events carry that their dialect does not map.
+ */
+const MAPPED_CHUNK: ReadonlySet<string> = new Set(['bytes', 'p']);
+
+/**
+ * The `anthropic` dialect's parser, reading the event of one `chunk` and keeping what the chunk's
+ * payload carries beside it, as part of reading that event.
+ */
+class ChunkedAnthropicParser extends AnthropicParser {
+  /** The payload of the chunk whose event is being pushed. */
+  private chunk: JsonObject | undefined = undefined;
+
+  pushChunk(chunk: JsonObject, frame: SseFrame): void {
+    this.chunk = chunk;
+    try {
+      this.push(frame);
+    } finally {
+      this.chunk = undefined;
+    }
+  }
+
+  protected override read(payload: JsonObject, frame: SseFrame): void {
+    // Kept first: after the event of `message_stop` nothing more is kept.
+    if (this.chunk !== undefined) this.keepUnmapped(this.chunk, MAPPED_CHUNK);
+    super.read(payload, frame);
+  }
+}
+
+/**
  * Amazon Bedrock's `InvokeModelWithResponseStream` for Anthropic models, as `awsEventStreamFrames()`
  * gives it: `chunk` events whose payload is `{"bytes": "<base64>"}`, the bytes being one event of
  * Anthropic's Messages stream as JSON. Each is decoded and handed to the `anthropic` dialect's own
@@ -22,7 +54,9 @@ const METRICS = 'amazon-bedrock-invocationMetrics';
  * `invocationLatency`, `firstByteLatency`) to the last event. The Anthropic usage of `message_start`
  * and `message_delta` is the reference (it splits the cached input out); only when the stream
  * carried none are Bedrock's counts the usage: `promptTokens` `inputTokenCount`, `completionTokens`
- * `outputTokenCount`, `totalTokens` their sum. The latencies are not kept.
+ * `outputTokenCount`, `totalTokens` their sum. Being a field the `anthropic` dialect does not map,
+ * the whole of it is kept as `providerMetadata.anthropic` of the reply, latencies and all; so is any
+ * field of a chunk's payload beside its `bytes` and its padding `p`.
  *
  * @example
  * ```ts
@@ -32,7 +66,7 @@ const METRICS = 'amazon-bedrock-invocationMetrics';
  * ```
  */
 export class BedrockInvokeParser implements DialectParser {
-  private readonly anthropic: AnthropicParser;
+  private readonly anthropic: ChunkedAnthropicParser;
   private frameCount = 0;
   private sawUsage = false;
 
@@ -40,7 +74,7 @@ export class BedrockInvokeParser implements DialectParser {
     private readonly sink: (event: ChatEvent) => void,
     options: DialectOptions = {},
   ) {
-    this.anthropic = new AnthropicParser((event) => {
+    this.anthropic = new ChunkedAnthropicParser((event) => {
       if (event.type === 'usage') this.sawUsage = true;
       sink(event);
     }, options);
@@ -65,7 +99,7 @@ export class BedrockInvokeParser implements DialectParser {
     if (isJsonObject(metrics) && !this.sawUsage) this.readMetrics(metrics);
     // Parsed once: the Anthropic parser takes this parse instead of making its own.
     this.anthropic.usePreparsed(data, inner);
-    this.anthropic.push({ event: 'message', data, id: frame.id });
+    this.anthropic.pushChunk(outer, { event: 'message', data, id: frame.id });
   }
 
   end(): void {
