@@ -44,6 +44,9 @@ export interface FormatFacts {
 /** OpenAI's chunks as the kit writes them: `created` 2026-01-01, and a fingerprint of the kit's own. */
 const OPENAI_ENVELOPE: ProviderMetadata = { openai: { created: 1767225600, system_fingerprint: 'fp_test' } };
 
+/** OpenAI's response object as the kit writes it in every lifecycle event: `created_at` 2026-01-01. */
+const RESPONSES_ENVELOPE: ProviderMetadata = { openai: { created_at: 1767225600 } };
+
 const ANTHROPIC_RAW = {
   stop: 'end_turn',
   length: 'max_tokens',
@@ -110,6 +113,7 @@ export const FORMATS: Readonly<Record<ProviderFormat, FormatFacts>> = {
     usage: 'free',
     details: ['cachedPromptTokens', 'reasoningTokens'],
     errorSays: 'The server had an error while processing your request',
+    envelope: RESPONSES_ENVELOPE,
   },
   anthropic: {
     ...base,
