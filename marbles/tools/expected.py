@@ -923,8 +923,53 @@ def responses_provider_tool(item):
     return None
 
 
+# What `openai-responses` reads at each level of an event (or knows to carry nothing: the `type`
+# discriminators, the `sequence_number` count, the addresses `item_id`, `output_index`,
+# `content_index`, `summary_index`, `annotation_index` and an item's own `id`, the padding
+# `obfuscation`, the whole texts the `.done` events repeat, the `status` of an item or response, the
+# `output` of a response, which repeats its items). Every other field is kept as providerMetadata.openai:
+# a lifecycle event and its response on the reply; text events, parts, and items other than calls on
+# the choice; a call's item and fragments on the call.
+RESPONSES_LIFECYCLE = ('keepalive', 'response.created', 'response.queued', 'response.in_progress', 'response.completed', 'response.incomplete')
+RESPONSES_MAPPED_LIFECYCLE_EVENT = {'type', 'sequence_number', 'response', 'timings'}
+RESPONSES_MAPPED_RESPONSE = {'id', 'object', 'model', 'status', 'incomplete_details', 'error', 'output', 'usage', 'timings'}
+RESPONSES_MAPPED_ITEM_EVENT = {'type', 'sequence_number', 'output_index', 'item'}
+RESPONSES_TEXT_EVENTS = (
+    'response.output_text.delta', 'response.output_text.done', 'response.output_text.annotation.added',
+    'response.refusal.delta', 'response.refusal.done',
+    'response.reasoning_summary_text.delta', 'response.reasoning_summary_text.done',
+    'response.reasoning_text.delta', 'response.reasoning_text.done',
+    'response.content_part.added', 'response.content_part.done',
+    'response.reasoning_summary_part.added', 'response.reasoning_summary_part.done',
+)
+RESPONSES_MAPPED_TEXT_EVENT = {
+    'type', 'sequence_number', 'item_id', 'output_index', 'content_index', 'summary_index', 'annotation_index',
+    'delta', 'logprobs', 'obfuscation', 'annotation', 'part', 'text', 'refusal',
+}
+RESPONSES_MAPPED_PART = {'type', 'text', 'refusal', 'annotations', 'logprobs'}
+RESPONSES_CALL_EVENTS = (
+    'response.function_call_arguments.delta', 'response.function_call_arguments.done',
+    'response.custom_tool_call_input.delta', 'response.custom_tool_call_input.done',
+)
+RESPONSES_MAPPED_CALL_EVENT = {'type', 'sequence_number', 'item_id', 'output_index', 'delta', 'obfuscation', 'arguments', 'input', 'name'}
+RESPONSES_CALL_ITEMS = ('function_call', 'custom_tool_call')
+# Per item type; an image generation item is read whole (all but its id, type, status and image is
+# how the image was asked for), and an item of a type not read here is not looked into.
+RESPONSES_MAPPED_ITEM = {
+    'function_call': {'id', 'type', 'status', 'call_id', 'name', 'arguments'},
+    'custom_tool_call': {'id', 'type', 'status', 'call_id', 'name', 'input'},
+    'message': {'id', 'type', 'status', 'role', 'content'},
+    'reasoning': {'id', 'type', 'status', 'summary', 'content', 'encrypted_content'},
+    'web_search_call': {'id', 'type', 'status', 'action'},
+    'file_search_call': {'id', 'type', 'status', 'queries', 'results'},
+    'code_interpreter_call': {'id', 'type', 'status', 'code', 'container_id', 'outputs'},
+    'mcp_call': {'id', 'type', 'status', 'name', 'server_label', 'arguments', 'output', 'error'},
+}
+
+
 def read_openai_responses(raw):
     assembly = Assembly('openai-responses')
+    assembly.provider = 'openai'
 
     def body():
         frames, cut_mid_line = read_sse(raw)
@@ -955,11 +1000,42 @@ def read_openai_responses(raw):
             elif ''.join(call.arguments) != text:
                 raise Unsupported(f'event {number}: a custom call whose input differs from its deltas')
 
+        def keep_fields(number, event, kind):
+            """What the event, its response, its item or its part carry beside what is read, where it arrived."""
+            response = event.get('response')
+            if isinstance(response, dict):
+                keep_unmapped(assembly.metadata, response, RESPONSES_MAPPED_RESPONSE)
+            if kind in RESPONSES_LIFECYCLE:
+                keep_unmapped(assembly.metadata, event, RESPONSES_MAPPED_LIFECYCLE_EVENT)
+            elif kind in RESPONSES_TEXT_EVENTS:
+                keep_unmapped(choice.metadata, event, RESPONSES_MAPPED_TEXT_EVENT)
+                if isinstance(event.get('part'), dict):
+                    keep_unmapped(choice.metadata, event['part'], RESPONSES_MAPPED_PART)
+            elif kind in RESPONSES_CALL_EVENTS:
+                key = ('item', event.get('item_id'))
+                if key not in choice.by_key:
+                    raise Unsupported(f'event {number}: a fragment of an unknown call')
+                keep_unmapped(choice.calls[choice.by_key[key]].metadata, event, RESPONSES_MAPPED_CALL_EVENT)
+            elif kind in ('response.output_item.added', 'response.output_item.done'):
+                item = event.get('item') or {}
+                if item.get('type') in RESPONSES_CALL_ITEMS:
+                    key = ('item', item.get('id'))
+                    if key not in choice.by_key:
+                        raise Unsupported(f'event {number}: an unknown call item')
+                    into = choice.calls[choice.by_key[key]].metadata
+                else:
+                    into = choice.metadata
+                keep_unmapped(into, event, RESPONSES_MAPPED_ITEM_EVENT)
+                if item.get('type') in RESPONSES_MAPPED_ITEM:
+                    keep_unmapped(into, item, RESPONSES_MAPPED_ITEM[item['type']])
+
         for number, frame in enumerate(frames, 1):
             event = parse_payload(frame.data, f'event {number}')
             kind = event.get('type')
             if frame.event not in ('message', kind):
                 raise Unsupported(f'event {number}: event name {frame.event!r} differs from type {kind!r}')
+            if kind not in ('response.output_item.added', 'response.output_item.done'):
+                keep_fields(number, event, kind)
             if kind in ('response.created', 'response.in_progress'):
                 response = event.get('response') or {}
                 assembly.take_id(response.get('id'))
@@ -972,6 +1048,7 @@ def read_openai_responses(raw):
                 elif item.get('type') == 'custom_tool_call':
                     # A free-form call: its input is raw text, streamed as custom_tool_call_input deltas.
                     choice.tool_fragment(('item', item.get('id')), text_piece(item.get('call_id')), text_piece(item.get('name')), '', kind='custom')
+                keep_fields(number, event, kind)
             elif kind == 'response.output_item.done':
                 item = event.get('item') or {}
                 if item.get('type') == 'reasoning':
@@ -993,6 +1070,7 @@ def read_openai_responses(raw):
                         choice.provider_call(tool_id, name, item['type'], tool_input)
                         if result is not None:
                             choice.provider_result(tool_id, result)
+                keep_fields(number, event, kind)
             elif kind == 'response.custom_tool_call_input.delta':
                 key = ('item', event.get('item_id'))
                 if key not in choice.by_key:

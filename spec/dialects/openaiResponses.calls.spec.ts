@@ -262,14 +262,17 @@ describe('openai-responses dialect: tool calls beyond function calls', () => {
             rawFinishReason: 'completed',
           },
         ],
+        // Only response.completed says when the response was made.
+        providerMetadata: { openai: { created_at: 1767225600 } },
       });
     });
 
-    it('sends a second start with the model, then finish, usage, timings and done, at response.completed', () => {
+    it('sends a second start with the model, then the fields it keeps, finish, usage, timings and done, at response.completed', () => {
       const { events } = assembleAtEverySize(LLAMA);
       expect(events[0]).toEqual({ type: 'start', id: 'resp_ll1', model: null });
-      expect(events.slice(-5)).toEqual([
+      expect(events.slice(-6)).toEqual([
         { type: 'start', id: 'resp_ll1', model: 'Qwen3-8B-Q4_K_M.gguf' },
+        { type: 'provider-metadata', provider: 'openai', fields: { created_at: 1767225600 } },
         { type: 'finish', choice: 0, reason: 'tool_calls', raw: 'completed' },
         { type: 'usage', usage: { promptTokens: 41, completionTokens: 19, totalTokens: 60, cachedPromptTokens: 32 } },
         { type: 'timings', timings: TIMINGS },

@@ -21,6 +21,43 @@ const PARIS_ARGS = '{"city":"Paris","unit":"celsius"}';
 const TOKYO_ARGS = '{"city":"Tokyo","unit":"celsius"}';
 const REASONING = "**Planning weather lookups**\n\nI'll call get_weather for Paris and Tokyo.";
 
+/**
+ * What the example stream's response object says that no field of a completion names: how the reply
+ * was asked for (its settings, tools and metadata), the same in all three lifecycle events.
+ */
+const ENVELOPE = {
+  created_at: 1767225600,
+  background: false,
+  instructions: null,
+  max_output_tokens: null,
+  parallel_tool_calls: true,
+  previous_response_id: null,
+  reasoning: { effort: 'medium', summary: 'auto' },
+  service_tier: 'default',
+  store: true,
+  temperature: 1,
+  text: { format: { type: 'text' } },
+  tool_choice: 'auto',
+  tools: [
+    {
+      type: 'function',
+      name: 'get_weather',
+      description: 'Current weather for a city',
+      parameters: {
+        type: 'object',
+        properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } },
+        required: ['city', 'unit'],
+        additionalProperties: false,
+      },
+      strict: true,
+    },
+  ],
+  top_p: 1,
+  truncation: 'disabled',
+  user: null,
+  metadata: {},
+};
+
 /** The example stream's completion, read off the file by hand. */
 const EXAMPLE_COMPLETION: Completion = {
   id: RESP,
@@ -63,11 +100,16 @@ const EXAMPLE_COMPLETION: Completion = {
       rawFinishReason: 'completed',
     },
   ],
+  providerMetadata: { openai: ENVELOPE },
 };
 
-/** The example stream's events, read off the file by hand. */
+/**
+ * The example stream's events, read off the file by hand: the response object's fields that no field
+ * names are kept once, at response.created (the later lifecycle events repeat them).
+ */
 const EXAMPLE_EVENTS: ChatEvent[] = [
   { type: 'start', id: RESP, model: MODEL },
+  { type: 'provider-metadata', provider: 'openai', fields: ENVELOPE },
   { type: 'reasoning', choice: 0, text: '**Planning weather lookups**\n\n' },
   { type: 'reasoning', choice: 0, text: "I'll call get_weather for Paris and Tokyo." },
   { type: 'content', choice: 0, text: 'Let me' },
@@ -758,7 +800,7 @@ describe('openai-responses dialect', () => {
   });
 
   describe('unknown and ignored events', () => {
-    it('ignores keepalive, lifecycle, content parts, unknown types and unknown fields', () => {
+    it('ignores keepalive, lifecycle, content parts and unknown types, and keeps an unknown field where it arrived', () => {
       const noisy = read([
         { type: 'keepalive', sequence_number: 0 },
         created(),
@@ -786,7 +828,10 @@ describe('openai-responses dialect', () => {
       ]);
       const plain = read([created(), textDelta('Hi'), completed()]);
       expect(noisy.error).toBeUndefined();
-      expect(noisy).toEqual(plain);
+      expect(noisy.events.filter((event) => event.type !== 'provider-metadata')).toEqual(plain.events);
+      expect(only(noisy.events, 'provider-metadata')).toEqual([
+        { type: 'provider-metadata', provider: 'openai', choice: 0, fields: { novel: { deep: [1] } } },
+      ]);
     });
 
     it('dispatches on the event name when a server omits data.type', () => {

@@ -93,6 +93,9 @@ function bedrockInvokeEnvelope(reply: TestReply): ProviderMetadata {
   return { anthropic: { stop_sequence: null, 'amazon-bedrock-invocationMetrics': metrics } };
 }
 
+/** OpenAI's response object as the kit writes it in every lifecycle event: `created_at` 2026-01-01. */
+const RESPONSES_ENVELOPE: ProviderMetadata = { openai: { created_at: 1767225600 } };
+
 const ANTHROPIC_RAW = {
   stop: 'end_turn',
   length: 'max_tokens',
@@ -159,6 +162,7 @@ export const FORMATS: Readonly<Record<ProviderFormat, FormatFacts>> = {
     usage: 'free',
     details: ['cachedPromptTokens', 'reasoningTokens'],
     errorSays: 'The server had an error while processing your request',
+    envelope: RESPONSES_ENVELOPE,
   },
   anthropic: {
     ...base,

@@ -5,7 +5,8 @@ import { JsonObject, isJsonObject, nonEmptyString } from '../../internal/json.js
 import { defineDialect } from '../Dialect.js';
 import { finalByType } from '../base/finalFrames.js';
 import { describeValue, hasError, isIndex } from '../base/payloadValues.js';
-import { FRAMING_EVENTS } from './responsesEventTypes.js';
+import { LIFECYCLE_EVENTS, PART_EVENTS } from './responsesEventTypes.js';
+import { CHOICE, MAPPED_LIFECYCLE_EVENT, MAPPED_PART, MAPPED_RESPONSE, MAPPED_TEXT_EVENT } from './responsesFields.js';
 import { ResponsesItemsParser } from './responsesItems.js';
 import { readTokenLogprobs } from '../base/tokenLogprobs.js';
 import { ContentParts, annotationSource } from './responsesSources.js';
@@ -34,7 +35,13 @@ const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['response.completed', 'res
  * (`max_output_tokens` is `length`, `content_filter` stays); then the terminal's `response.usage`,
  * its `timings` (llama.cpp), then `done`. `response.failed` and `error` events (flat and nested) are
  * a `ProviderError`. Events after the terminal one are ignored; events the dialect does not read are
- * passed on as `unknown` with `unknownEvents` (see `FRAMING_EVENTS` for those it skips).
+ * passed on as `unknown` with `unknownEvents` (see `PART_EVENTS` for those that only frame text).
+ *
+ * What the events carry beside what the dialect reads is kept as `providerMetadata.openai` where it
+ * arrived (the field lists are in `responsesFields.ts`): the `response` object's `created_at`,
+ * `service_tier`, `temperature`, `tools`, `metadata` and the rest on the reply, the last value of
+ * each; the fields of text events, parts and of items that are not calls on the choice; those of a
+ * call item and its fragments on the call.
  *
  * Events of one frame come in this order: `start` (from the first `response` object with an id, and
  * once more when a later one names the model the first lacked, as llama.cpp's `response.completed`
@@ -93,7 +100,10 @@ export class OpenAiResponsesParser extends ResponsesItemsParser {
     if (response !== undefined && response !== null && !isJsonObject(response)) {
       throw this.protocolError('response is not an object');
     }
-    if (isJsonObject(response)) this.readStart(response);
+    if (isJsonObject(response)) {
+      this.readStart(response);
+      this.keepUnmapped(response, MAPPED_RESPONSE);
+    }
 
     switch (type) {
       case 'response.output_item.added':
@@ -114,23 +124,34 @@ export class OpenAiResponsesParser extends ResponsesItemsParser {
       case 'response.refusal.delta': {
         const text = this.readDelta(payload);
         if (text) this.emit({ type: 'refusal', choice: 0, text });
-        return;
+        return this.keepUnmapped(payload, MAPPED_TEXT_EVENT, CHOICE);
       }
       case 'response.reasoning_summary_text.delta':
         return this.readReasoning(payload, 'summary', payload['summary_index']);
       case 'response.reasoning_text.delta':
         return this.readReasoning(payload, 'text', payload['content_index']);
       case 'response.completed':
+        this.keepUnmapped(payload, MAPPED_LIFECYCLE_EVENT);
         // Some servers end a reply the token limit cut with response.completed, its status incomplete.
         return this.terminate(response?.['status'] === 'incomplete' ? this.incompleteReason(response) : 'completed', response, payload);
       case 'response.incomplete':
+        this.keepUnmapped(payload, MAPPED_LIFECYCLE_EVENT);
         return this.terminate(this.incompleteReason(response), response, payload);
       case 'response.failed':
         // `response.error` holds {code, message}; without a response, the payload is all there is.
         throw this.providerError(isJsonObject(response) ? response : payload);
       default:
-        if (type === undefined || !FRAMING_EVENTS.has(type)) this.unknown(payload, frame);
+        if (type !== undefined && LIFECYCLE_EVENTS.has(type)) return this.keepUnmapped(payload, MAPPED_LIFECYCLE_EVENT);
+        if (type !== undefined && PART_EVENTS.has(type)) return this.readPart(payload);
+        this.unknown(payload, frame);
     }
+  }
+
+  /** An event that frames text read elsewhere (a part opened or finished, a part's whole text): only what it carries beside. */
+  private readPart(payload: JsonObject): void {
+    this.keepUnmapped(payload, MAPPED_TEXT_EVENT, CHOICE);
+    const part = payload['part'];
+    if (isJsonObject(part)) this.keepUnmapped(part, MAPPED_PART, CHOICE);
   }
 
   private checkStrict(type: string | undefined, sequence: unknown): void {
@@ -165,6 +186,7 @@ export class OpenAiResponsesParser extends ResponsesItemsParser {
       this.emit({ type: 'content', choice: 0, text });
     }
     this.readLogprobs(payload['logprobs']);
+    this.keepUnmapped(payload, MAPPED_TEXT_EVENT, CHOICE);
   }
 
   /** The `logprobs` of a text delta: an empty list unless the request asked for them. */
@@ -185,6 +207,7 @@ export class OpenAiResponsesParser extends ResponsesItemsParser {
 
   /** `response.output_text.annotation.added`: a source; an annotation of a type not known is passed on. */
   private readAnnotation(payload: JsonObject, frame: SseFrame): void {
+    this.keepUnmapped(payload, MAPPED_TEXT_EVENT, CHOICE);
     const annotation = payload['annotation'];
     // The SDK types allow a null annotation: it names nothing.
     if (annotation === null) return;
@@ -215,13 +238,15 @@ export class OpenAiResponsesParser extends ResponsesItemsParser {
 
   private readReasoning(payload: JsonObject, kind: 'summary' | 'text', partIndex: unknown): void {
     const delta = this.readDelta(payload);
-    if (delta === '') return;
-    const item = typeof payload['item_id'] === 'string' ? payload['item_id'] : String(payload['output_index']);
-    // Constant size per delta: the key names the part, not the text.
-    const part = `${kind}\n${item}\n${String(partIndex)}`;
-    const text = this.reasoningPart !== undefined && this.reasoningPart !== part ? `\n\n${delta}` : delta;
-    this.reasoningPart = part;
-    this.emit({ type: 'reasoning', choice: 0, text });
+    if (delta !== '') {
+      const item = typeof payload['item_id'] === 'string' ? payload['item_id'] : String(payload['output_index']);
+      // Constant size per delta: the key names the part, not the text.
+      const part = `${kind}\n${item}\n${String(partIndex)}`;
+      const text = this.reasoningPart !== undefined && this.reasoningPart !== part ? `\n\n${delta}` : delta;
+      this.reasoningPart = part;
+      this.emit({ type: 'reasoning', choice: 0, text });
+    }
+    this.keepUnmapped(payload, MAPPED_TEXT_EVENT, CHOICE);
   }
 
   private incompleteReason(response: JsonObject | null | undefined): string {

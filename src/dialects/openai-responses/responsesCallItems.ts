@@ -1,3 +1,5 @@
+import type { MetadataPlace } from '../base/JsonDialectParser.js';
+
 /** What one function or custom tool call item of a Responses stream has sent so far. */
 export class CallState {
   hasId = false;
@@ -6,12 +8,16 @@ export class CallState {
   argumentsArrived = false;
   /** Its `response.output_item.done` came: nothing more may arrive for it. */
   closed = false;
+  /** Where what its item and fragments carry beside is kept: made once, as every fragment asks. */
+  readonly place: MetadataPlace;
   constructor(
     readonly index: number,
     readonly itemId: string | undefined,
     /** A `custom_tool_call`: its input is free-form text, never JSON, and every fragment says so. */
     readonly custom: boolean,
-  ) {}
+  ) {
+    this.place = { choice: 0, call: index };
+  }
 }
 
 /**

@@ -1,15 +1,16 @@
 /**
- * The Responses events that carry nothing the dialect has not read elsewhere: the lifecycle events
- * (their `response` is read for the start), the content parts that frame the text, the `.done`
- * events that repeat a part's whole text, and the heartbeat. Any other event the dialect does not
- * read (a built-in tool's progress, a type yet to come) is passed on as `unknown` (with
- * `unknownEvents`).
+ * The Responses events that carry nothing but the `response` object (read for the start, and its
+ * other fields kept), and the heartbeat.
  */
-export const FRAMING_EVENTS: ReadonlySet<string> = new Set([
-  'keepalive',
-  'response.created',
-  'response.queued',
-  'response.in_progress',
+export const LIFECYCLE_EVENTS: ReadonlySet<string> = new Set(['keepalive', 'response.created', 'response.queued', 'response.in_progress']);
+
+/**
+ * The Responses events that frame text the dialect reads in other events: the content and summary
+ * parts, and the `.done` events that repeat a part's whole text. What they carry beside is kept on
+ * the choice. Any other event the dialect does not read (a built-in tool's progress, a type yet to
+ * come) is passed on as `unknown` (with `unknownEvents`).
+ */
+export const PART_EVENTS: ReadonlySet<string> = new Set([
   'response.content_part.added',
   'response.content_part.done',
   'response.output_text.done',

@@ -3,7 +3,15 @@ import { JsonObject, excerpt, isJsonObject } from '../../internal/json.js';
 import { JsonDialectParser } from '../base/JsonDialectParser.js';
 import { describeValue } from '../base/payloadValues.js';
 import { CallItems, CallState } from './responsesCallItems.js';
-import { PROVIDER_TOOL_ITEMS, providerToolItem } from './responsesProviderTools.js';
+import { PROVIDER_TOOL_ITEMS, providerToolItem, providerToolMapped } from './responsesProviderTools.js';
+import {
+  CHOICE,
+  MAPPED_CALL_EVENT,
+  MAPPED_CALL_ITEM,
+  MAPPED_ITEM_EVENT,
+  MAPPED_MESSAGE_ITEM,
+  MAPPED_REASONING_ITEM,
+} from './responsesFields.js';
 
 /** The output items that are tool calls the program runs, each with the field that holds its text. */
 const CALL_TEXT_FIELDS: ReadonlyMap<string, 'arguments' | 'input'> = new Map([
@@ -28,6 +36,9 @@ const CALL_TEXT_FIELDS: ReadonlyMap<string, 'arguments' | 'input'> = new Map([
  * - any other item (`computer_call`, `local_shell_call`, `mcp_approval_request`, ...): the finished
  *   item is kept whole in `providerMetadata.openai.items` (and counts as output), and both events
  *   are passed on as `unknown` with `unknownEvents`.
+ *
+ * What a call item and its fragments carry beside what is read is kept on the call; what any other
+ * item carries (and its events), on the choice.
  */
 export abstract class ResponsesItemsParser extends JsonDialectParser {
   private readonly callItems = new CallItems();
@@ -37,26 +48,31 @@ export abstract class ResponsesItemsParser extends JsonDialectParser {
     const item = this.readItem(payload);
     const kind = item['type'];
     const field = typeof kind === 'string' ? CALL_TEXT_FIELDS.get(kind) : undefined;
-    if (field !== undefined) this.openCall(item, payload, kind as string, field);
-    else if (!this.isReadItem(kind)) this.unknown(payload, frame);
+    if (field !== undefined) {
+      const call = this.openCall(item, payload, kind as string, field);
+      return this.keepCallItem(payload, item, call);
+    }
+    this.keepOtherItem(payload, item, kind);
+    if (!this.isReadItem(kind)) this.unknown(payload, frame);
   }
 
   /** `response.output_item.done`: the finished item, whole. */
   protected closeItem(payload: JsonObject, frame: SseFrame): void {
     const item = this.readItem(payload);
     const kind = item['type'];
+    const field = typeof kind === 'string' ? CALL_TEXT_FIELDS.get(kind) : undefined;
+    if (field !== undefined) return this.closeCall(item, payload, kind as string, field);
+    this.keepOtherItem(payload, item, kind);
     if (kind === 'reasoning') {
       // Only the finished item's encrypted_content is whole (the added item's "may be incomplete").
       const encrypted = this.optionalString(item['encrypted_content'], 'item.encrypted_content');
       if (encrypted !== undefined) this.emit({ type: 'reasoning-signature', choice: 0, signature: encrypted });
       return;
     }
-    const field = typeof kind === 'string' ? CALL_TEXT_FIELDS.get(kind) : undefined;
-    if (field !== undefined) this.closeCall(item, payload, kind as string, field);
-    else if (typeof kind === 'string' && PROVIDER_TOOL_ITEMS.has(kind)) this.readProviderTool(item, payload, frame);
+    if (typeof kind === 'string' && PROVIDER_TOOL_ITEMS.has(kind)) this.readProviderTool(item, payload, frame);
     else if (kind !== 'message') {
       // An item of a kind this dialect does not read: part of the reply all the same, kept whole.
-      this.keepItem(item, { choice: 0 });
+      this.keepItem(item, CHOICE);
       this.unknown(payload, frame);
     }
   }
@@ -64,9 +80,10 @@ export abstract class ResponsesItemsParser extends JsonDialectParser {
   protected readArgumentsDelta(payload: JsonObject, type: string): void {
     const call = this.findCall(payload, type);
     const text = this.readDelta(payload);
-    if (text === '') return;
+    if (text === '') return this.keepUnmapped(payload, MAPPED_CALL_EVENT, call.place);
     call.argumentsArrived = true;
     this.emitDelta(call, undefined, undefined, text);
+    this.keepUnmapped(payload, MAPPED_CALL_EVENT, call.place);
   }
 
   /**
@@ -79,6 +96,7 @@ export abstract class ResponsesItemsParser extends JsonDialectParser {
     const text = call.argumentsArrived ? '' : (this.readArgumentText(payload[field], field) ?? '');
     if (text !== '') call.argumentsArrived = true;
     if (name !== undefined || text !== '') this.emitDelta(call, undefined, name, text);
+    this.keepUnmapped(payload, MAPPED_CALL_EVENT, call.place);
   }
 
   /** A text delta: a string, else a `ProtocolError`. */
@@ -91,6 +109,30 @@ export abstract class ResponsesItemsParser extends JsonDialectParser {
   /** Items whose `.added` event says nothing: a message streams in its own events, the others are read when done. */
   private isReadItem(kind: unknown): boolean {
     return kind === 'message' || kind === 'reasoning' || (typeof kind === 'string' && PROVIDER_TOOL_ITEMS.has(kind));
+  }
+
+  /** Keeps what a call's item event and item carry beside what is read, on the call. */
+  private keepCallItem(payload: JsonObject, item: JsonObject, call: CallState): void {
+    this.keepUnmapped(payload, MAPPED_ITEM_EVENT, call.place);
+    this.keepUnmapped(item, MAPPED_CALL_ITEM, call.place);
+  }
+
+  /**
+   * Keeps what the event of an item that is not a call carries beside what is read, and what the item
+   * does when its kind is read (a message, reasoning, a built-in tool's item read field by field), on
+   * the choice. An item of a kind not read is kept whole when done.
+   */
+  private keepOtherItem(payload: JsonObject, item: JsonObject, kind: unknown): void {
+    this.keepUnmapped(payload, MAPPED_ITEM_EVENT, CHOICE);
+    const mapped =
+      kind === 'message'
+        ? MAPPED_MESSAGE_ITEM
+        : kind === 'reasoning'
+          ? MAPPED_REASONING_ITEM
+          : typeof kind === 'string'
+            ? providerToolMapped(kind)
+            : undefined;
+    if (mapped !== undefined) this.keepUnmapped(item, mapped, CHOICE);
   }
 
   private readItem(payload: JsonObject): JsonObject {
@@ -133,7 +175,8 @@ export abstract class ResponsesItemsParser extends JsonDialectParser {
     const outputIndex = this.optionalIndex(payload['output_index'], 'output_index');
     // A finished call whose added event never came is whole: open it from this item.
     const call = this.callItems.find(this.callKey(item), outputIndex) ?? this.openCall(item, payload, kind, field);
-    // A repeated done for a closed call adds nothing.
+    // A repeated done for a closed call adds nothing (what it carries beside is kept, as from any event).
+    this.keepCallItem(payload, item, call);
     if (call.closed) return;
 
     // Whatever the stream has not yet said about the call, the finished item says.

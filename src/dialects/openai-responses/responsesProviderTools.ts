@@ -16,31 +16,65 @@ interface ToolParts {
 }
 
 /**
+ * How one tool's finished item is read: `read` gives its name, input and result; `mapped` lists the
+ * item's fields it reads, or knows to carry nothing (`type`; `status`, in_progress then completed),
+ * the others being kept on the choice. Without `mapped`, the item is read whole.
+ */
+interface ToolReader {
+  readonly read: (item: JsonObject) => ToolParts;
+  readonly mapped?: ReadonlySet<string>;
+}
+
+/**
  * The output items of tools that OpenAI runs itself, each with the reader of its finished item. The
  * other built-in tools (`computer_call`, `local_shell_call`, `apply_patch_call`, a `shell_call` of a
  * local shell) are run by the program, and MCP approval requests wait for it: none of those is here.
  */
-const READERS: ReadonlyMap<string, (item: JsonObject) => ToolParts> = new Map([
-  ['web_search_call', webSearch],
-  ['file_search_call', (item: JsonObject) => ({ name: 'file_search', input: pick(item, ['queries']), result: present(item['results']) })],
+const READERS: ReadonlyMap<string, ToolReader> = new Map<string, ToolReader>([
+  ['web_search_call', { read: webSearch, mapped: new Set(['id', 'type', 'status', 'action']) }],
+  [
+    'file_search_call',
+    {
+      read: (item: JsonObject) => ({ name: 'file_search', input: pick(item, ['queries']), result: present(item['results']) }),
+      mapped: new Set(['id', 'type', 'status', 'queries', 'results']),
+    },
+  ],
   [
     'code_interpreter_call',
-    (item: JsonObject) => ({ name: 'code_interpreter', input: pick(item, ['code', 'container_id']), result: present(item['outputs']) }),
+    {
+      read: (item: JsonObject) => ({
+        name: 'code_interpreter',
+        input: pick(item, ['code', 'container_id']),
+        result: present(item['outputs']),
+      }),
+      mapped: new Set(['id', 'type', 'status', 'code', 'container_id', 'outputs']),
+    },
   ],
   [
     'image_generation_call',
-    // Beside the image, the item says how it was asked for (revised_prompt, size, quality, ...).
-    (item: JsonObject) => ({
-      name: 'image_generation',
-      input: omit(item, ['id', 'type', 'status', 'result']),
-      result: present(item['result']),
-    }),
+    // Beside the image, the item says how it was asked for (revised_prompt, size, quality, ...): all input.
+    {
+      read: (item: JsonObject) => ({
+        name: 'image_generation',
+        input: omit(item, ['id', 'type', 'status', 'result']),
+        result: present(item['result']),
+      }),
+    },
   ],
-  ['mcp_call', mcpCall],
+  ['mcp_call', { read: mcpCall, mapped: new Set(['id', 'type', 'status', 'name', 'server_label', 'arguments', 'output', 'error']) }],
 ]);
 
 /** The item types of the tools OpenAI runs itself (`web_search_call`, `code_interpreter_call`, ...). */
 export const PROVIDER_TOOL_ITEMS: ReadonlySet<string> = new Set(READERS.keys());
+
+/**
+ * The fields of a built-in tool's item that its reader reads, or undefined when it reads the item
+ * whole (`image_generation_call`, whose every other field says how the image was asked for) or the
+ * type is not one of `PROVIDER_TOOL_ITEMS`.
+ */
+export function providerToolMapped(type: string): ReadonlySet<string> | undefined {
+  return READERS.get(type)?.mapped;
+}
 
 /**
  * The call and result a finished built-in tool item holds, or undefined when it is not the item of a
@@ -62,7 +96,7 @@ export function providerToolItem(item: JsonObject): ProviderToolItem | undefined
   const reader = typeof type === 'string' ? READERS.get(type) : undefined;
   const id = nonEmptyString(item['id']);
   if (reader === undefined || id === undefined) return undefined;
-  const { name, input, result } = reader(item);
+  const { name, input, result } = reader.read(item);
   return { call: { id, name, type: type as string, input }, result };
 }
 
