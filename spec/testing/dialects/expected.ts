@@ -1,4 +1,4 @@
-import { Completion, CompletionChoice, JsonValue, ToolCall } from '../../../src/types/events';
+import { Completion, CompletionChoice, JsonValue, ProviderMetadata, ToolCall } from '../../../src/types/events';
 import { TestChoice, TestReply, TestToolCall } from '../../../src/dialects/writing/TestReply';
 import { ProviderFormat } from '../../../src/dialects/writing/wire';
 import { FORMATS } from './formats';
@@ -14,6 +14,7 @@ export function expectedCompletion(reply: TestReply, format: ProviderFormat): Co
   const id = reply.id ?? facts.id;
   const choices = reply.choices.map((choice, index) => expectedChoice(choice, index, id, format));
   const first = choices[0]!;
+  const envelope = envelopeOf(format, reply.usage !== undefined);
   return {
     id,
     model: reply.model ?? facts.model,
@@ -28,15 +29,35 @@ export function expectedCompletion(reply: TestReply, format: ProviderFormat): Co
     reasoningTokens: 0,
     ...(first.reasoningSignatures === undefined ? {} : { reasoningSignatures: first.reasoningSignatures }),
     choices,
-    ...(facts.envelope === undefined ? {} : { providerMetadata: facts.envelope }),
+    ...(envelope === undefined ? {} : { providerMetadata: envelope }),
   };
+}
+
+/** The provider metadata the kit writes on the reply in `format`: its envelope, and its usage event's when there is usage. */
+export function envelopeOf(format: ProviderFormat, hasUsage: boolean): ProviderMetadata | undefined {
+  const { envelope, usageEnvelope } = FORMATS[format];
+  if (!hasUsage || usageEnvelope === undefined) return envelope;
+  if (envelope === undefined) return usageEnvelope;
+  const merged: { [provider: string]: { [field: string]: JsonValue } } = { ...envelope };
+  for (const [provider, fields] of Object.entries(usageEnvelope)) merged[provider] = { ...merged[provider], ...fields };
+  return merged;
+}
+
+/** The provider metadata the kit writes on call `index` of a choice with these signatures (Gemini's first signature). */
+export function callMetadataOf(format: ProviderFormat, index: number, signatures: readonly string[]): ProviderMetadata | undefined {
+  const withSignature = FORMATS[format].firstCallSignature;
+  return index === 0 && signatures.length > 0 && withSignature !== undefined ? withSignature(signatures[0]!) : undefined;
 }
 
 function expectedChoice(choice: TestChoice, index: number, replyId: string, format: ProviderFormat): CompletionChoice {
   const facts = FORMATS[format];
-  const toolCalls = (choice.toolCalls ?? []).map((call, k) => expectedCall(call, k, index, replyId, format));
-  const finishReason = choice.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop');
   const signatures = choice.reasoningSignatures ?? [];
+  const toolCalls = (choice.toolCalls ?? []).map((call, k) => {
+    const expected = expectedCall(call, k, index, replyId, format);
+    const metadata = callMetadataOf(format, k, signatures);
+    return metadata === undefined ? expected : { ...expected, providerMetadata: metadata };
+  });
+  const finishReason = choice.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop');
   return {
     index,
     content: choice.text || null,

@@ -39,6 +39,16 @@ export interface FormatFacts {
    * kit writes it: the completion's `providerMetadata` (OpenAI's `created` and `system_fingerprint`).
    */
   readonly envelope?: ProviderMetadata;
+  /**
+   * What the event that carries the usage has beside it that no field names, as the kit writes it
+   * when the reply has usage: more of the completion's `providerMetadata` (Bedrock's `metrics`).
+   */
+  readonly usageEnvelope?: ProviderMetadata;
+  /**
+   * The provider metadata of a choice's first call, when the kit sends the choice's first reasoning
+   * signature on that call's part (Gemini's `thoughtSignature`, which the call must take back).
+   */
+  readonly firstCallSignature?: (signature: string) => ProviderMetadata;
 }
 
 /** OpenAI's chunks as the kit writes them: `created` 2026-01-01, and a fingerprint of the kit's own. */
@@ -140,6 +150,7 @@ export const FORMATS: Readonly<Record<ProviderFormat, FormatFacts>> = {
     usage: 'free',
     details: ['cachedPromptTokens', 'reasoningTokens'],
     callId: (replyId, choice, index) => (choice === 0 ? `${replyId}-call-${index}` : `${replyId}-choice-${choice}-call-${index}`),
+    firstCallSignature: (signature) => ({ google: { thoughtSignature: signature } }),
     errorSays: 'The model is overloaded',
   },
   ollama: {

@@ -56,7 +56,8 @@ export class GeminiParts {
     this.awaitingResult.delete(choice);
   }
 
-  functionCall(call: unknown, choice: number, where: string): void {
+  /** A `functionCall` part: its events, and the dense index of the call it opens or continues. */
+  functionCall(call: unknown, choice: number, where: string): number {
     if (!isJsonObject(call)) throw this.host.fail(`${where} is not an object`);
     const more = call['willContinue'];
     if (more !== undefined && more !== null && typeof more !== 'boolean') {
@@ -71,11 +72,11 @@ export class GeminiParts {
       throw this.host.fail(`${where}.name is ${describeValue(call['name'])}, not a function name`, 'invalid-tool-call');
     }
     if (more === true || (Array.isArray(pieces) && pieces.length > 0)) return this.openCall(call, name, choice, where);
-    this.wholeCall(call, name, choice, where);
+    return this.wholeCall(call, name, choice, where);
   }
 
   /** A call that comes whole: its arguments are an object, serialized once, and it closes at once. */
-  private wholeCall(call: JsonObject, name: string, choice: number, where: string): void {
+  private wholeCall(call: JsonObject, name: string, choice: number, where: string): number {
     const args = call['args'];
     if (args !== undefined && args !== null && !isJsonObject(args))
       throw this.host.fail(`${where}.args is ${describeValue(args)}, not an object`);
@@ -83,10 +84,11 @@ export class GeminiParts {
     const id = nonEmptyString(call['id']) ?? this.host.callId(choice, index);
     this.host.emit({ type: 'tool-call-delta', choice, index, id, name, arguments: this.host.serialize(args ?? {}, `${where}.args`) });
     this.host.emit({ type: 'tool-call-end', choice, index });
+    return index;
   }
 
   /** The first part of a streamed call: its name, maybe its first pieces. */
-  private openCall(call: JsonObject, name: string, choice: number, where: string): void {
+  private openCall(call: JsonObject, name: string, choice: number, where: string): number {
     const index = this.host.newCall(choice);
     const wireId = nonEmptyString(call['id']);
     // The writer's errors name the part being read, which is not always the one that opened the call.
@@ -95,10 +97,11 @@ export class GeminiParts {
     const text = open.args.begin() + this.pieces(open, call, where);
     this.host.emit({ type: 'tool-call-delta', choice, index, id: wireId ?? this.host.callId(choice, index), name, arguments: text });
     if (call['willContinue'] !== true) this.close(open, choice, '');
+    return index;
   }
 
   /** A later part of the call still open: more pieces, and the end unless it says it goes on. */
-  private continueCall(open: OpenCall, call: JsonObject, choice: number, where: string): void {
+  private continueCall(open: OpenCall, call: JsonObject, choice: number, where: string): number {
     const name = nonEmptyString(call['name']);
     const id = nonEmptyString(call['id']);
     if ((name !== undefined && name !== open.name) || (id !== undefined && open.id !== undefined && id !== open.id)) {
@@ -113,6 +116,7 @@ export class GeminiParts {
     } else {
       this.close(open, choice, text);
     }
+    return open.index;
   }
 
   private close(open: OpenCall, choice: number, text: string): void {
