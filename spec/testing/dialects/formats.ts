@@ -225,6 +225,8 @@ export const FORMATS: Readonly<Record<ProviderFormat, FormatFacts>> = {
     details: ['cachedPromptTokens', 'cacheWritePromptTokens'],
     binary: true,
     errorSays: 'The model stream failed',
+    // The `metadata` event, written only with usage, has the request's latency beside it.
+    usageEnvelope: { bedrock: { metrics: { latencyMs: 812 } } },
   },
   'bedrock-invoke': {
     ...base,
