@@ -90,9 +90,9 @@ const EXAMPLE_EVENTS: ChatEvent[] = [
   { type: 'content', choice: 0, text: 'Let me check both cities.' },
   { type: 'usage', usage: { promptTokens: 58, completionTokens: 94, totalTokens: 152, reasoningTokens: 88 } },
   { type: 'tool-call-delta', choice: 0, index: 0, id: PARIS.id, name: 'get_weather', arguments: PARIS.arguments },
+  { type: 'provider-metadata', provider: 'google', choice: 0, call: 0, fields: { thoughtSignature: SIGNATURE } },
   { type: 'tool-call-end', choice: 0, index: 0 },
   { type: 'reasoning-signature', choice: 0, signature: SIGNATURE },
-  { type: 'provider-metadata', provider: 'google', choice: 0, call: 0, fields: { thoughtSignature: SIGNATURE } },
   { type: 'tool-call-delta', choice: 0, index: 1, id: TOKYO.id, name: 'get_weather', arguments: TOKYO.arguments },
   { type: 'tool-call-end', choice: 0, index: 1 },
   { type: 'usage', usage: { promptTokens: 58, completionTokens: 129, totalTokens: 187, reasoningTokens: 88 } },
@@ -112,7 +112,7 @@ describe('gemini dialect', () => {
   });
 
   describe('order of events within one chunk', () => {
-    it("is start, then per part text, call and end, signature, the call's kept fields; the finish; then usage; then done", () => {
+    it('is start, then per part text, call, its kept fields and end, signature; the finish; then usage; then done', () => {
       const payload = chunk(
         [
           { text: 'R', thought: true, thoughtSignature: 's1' },
@@ -129,9 +129,9 @@ describe('gemini dialect', () => {
           { type: 'reasoning-signature', choice: 0, signature: 's1' },
           { type: 'content', choice: 0, text: 'C' },
           { type: 'tool-call-delta', choice: 0, index: 0, id: 'r1-call-0', name: 'f', arguments: '{"a":1}' },
+          { type: 'provider-metadata', provider: 'google', choice: 0, call: 0, fields: { thoughtSignature: 's2' } },
           { type: 'tool-call-end', choice: 0, index: 0 },
           { type: 'reasoning-signature', choice: 0, signature: 's2' },
-          { type: 'provider-metadata', provider: 'google', choice: 0, call: 0, fields: { thoughtSignature: 's2' } },
           { type: 'finish', choice: 0, reason: 'tool_calls', raw: 'STOP' },
           { type: 'usage', usage: { promptTokens: 3, completionTokens: 4, totalTokens: 7 } },
           done,
@@ -566,8 +566,8 @@ describe('gemini dialect', () => {
         content,
         kept({ novel: 1 }, { choice: 0 }),
         callDelta,
-        callEnd,
         kept({ extra: true }, { choice: 0, call: 0 }),
+        callEnd,
         finish,
         usage,
         kept({ createTime: '2026-01-01T00:00:00Z' }),

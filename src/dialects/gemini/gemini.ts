@@ -64,7 +64,8 @@ const MAPPED_URL_CONTEXT: ReadonlySet<string> = new Set(['urlMetadata']);
  *
  * Events of one chunk come in this order: `start` (once, at the first `responseId`, with
  * `modelVersion` as the model), then per candidate its `provider-metadata` and its content's, and per
- * part in order reasoning or content, the call's events, the code execution's, the part's
+ * part in order reasoning or content, the call's events (its `provider-metadata` before its
+ * `tool-call-end`, so that the call closes with it), the code execution's, the part's
  * `reasoning-signature` and `provider-metadata`; the candidate's sources, its grounding's
  * `provider-metadata`, and `finish`; then `usage` (`usageMetadata` is a running snapshot, reported
  * on every chunk that has it); the chunk's `provider-metadata`; then, with `unknownEvents`,
@@ -116,6 +117,11 @@ export class GeminiParser extends JsonDialectParser {
     callId: (choice, index) => this.callId(choice, index),
     serialize: (value, where) => this.serialize(value, where),
     fail: (what, reason) => this.protocolError(what, reason),
+    keepCallFields: (part, call, choice, index) => {
+      const place = { choice, call: index };
+      this.keepUnmapped(part, MAPPED_CALL_PART, place);
+      this.keepUnmapped(call, MAPPED_FUNCTION_CALL, place);
+    },
   });
   private readonly sources = new GeminiSources((what) => this.protocolError(what));
 
@@ -217,7 +223,9 @@ export class GeminiParser extends JsonDialectParser {
     }
 
     const call = part['functionCall'];
-    const callIndex = call !== undefined && call !== null ? this.parts.functionCall(call, choice, `${where}.functionCall`) : undefined;
+    const makesCall = call !== undefined && call !== null;
+    // A call's part keeps its fields on the call, before the call closes (see `keepCallFields`).
+    if (makesCall) this.parts.functionCall(part, choice, `${where}.functionCall`);
     const code = part['executableCode'];
     if (code !== undefined && code !== null) this.parts.executableCode(code, choice, `${where}.executableCode`);
     const result = part['codeExecutionResult'];
@@ -231,13 +239,8 @@ export class GeminiParser extends JsonDialectParser {
       if (Object.keys(part).length === 0) return;
       this.keepItem(part, { choice });
       this.unknownPart = true;
-    } else if (callIndex === undefined) {
+    } else if (!makesCall) {
       this.keepUnmapped(part, MAPPED_PART, { choice });
-    } else {
-      const place = { choice, call: callIndex };
-      this.keepUnmapped(part, MAPPED_CALL_PART, place);
-      // Always an object here: `functionCall` refused anything else.
-      if (isJsonObject(call)) this.keepUnmapped(call, MAPPED_FUNCTION_CALL, place);
     }
   }
 
