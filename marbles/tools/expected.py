@@ -1214,8 +1214,24 @@ def gemini_put_partial(args, piece):
         holder[last] = value
 
 
+# What `gemini` reads at each level of a chunk (or knows to carry nothing: a content's `role`); every
+# other field is kept as providerMetadata.google where it arrived: the chunk's on the reply (Vertex's
+# `createTime`; `promptFeedback` whole, of which only `blockReason` is read), the candidate's, its
+# content's, a part's and what its grounding holds beside the chunks and supports on the choice, and
+# a function-call part's fields (its `thoughtSignature` too) and its functionCall's on the call.
+GEMINI_MAPPED_ENVELOPE = {'candidates', 'usageMetadata', 'responseId', 'modelVersion'}
+GEMINI_MAPPED_CANDIDATE = {'index', 'content', 'finishReason', 'groundingMetadata', 'urlContextMetadata'}
+GEMINI_MAPPED_CONTENT = {'parts', 'role'}
+GEMINI_MAPPED_PART = {'text', 'thought', 'thoughtSignature', 'functionCall', 'executableCode', 'codeExecutionResult'}
+GEMINI_MAPPED_CALL_PART = {'functionCall'}
+GEMINI_MAPPED_FUNCTION_CALL = {'id', 'name', 'args', 'partialArgs', 'willContinue'}
+GEMINI_MAPPED_GROUNDING = {'groundingChunks', 'groundingSupports'}
+GEMINI_MAPPED_URL_CONTEXT = {'urlMetadata'}
+
+
 def read_gemini(raw):
     assembly = Assembly('gemini')
+    assembly.provider = 'google'
     # Vertex AI's streamed calls still open, per choice: their id, name and arguments so far.
     streaming = {}
 
@@ -1227,31 +1243,47 @@ def read_gemini(raw):
                 raise Fault('ProviderError', f'event {number} carries an error')
             assembly.take_id(chunk.get('responseId'))
             assembly.take_model(chunk.get('modelVersion'))
+            if any(key in chunk for key in ('candidates', 'promptFeedback', 'usageMetadata', 'responseId', 'modelVersion')):
+                keep_unmapped(assembly.metadata, chunk, GEMINI_MAPPED_ENVELOPE)
+            else:
+                raise Unsupported(f'event {number} is not a GenerateContentResponse')
             candidates = chunk.get('candidates')
             for position, candidate in enumerate(candidates if isinstance(candidates, list) else []):
                 index = candidate.get('index')
                 choice = assembly.choice(index if is_int(index) else position)
-                parts = (candidate.get('content') or {}).get('parts') or []
-                for part in parts:
+                keep_unmapped(choice.metadata, candidate, GEMINI_MAPPED_CANDIDATE)
+                content = candidate.get('content') or {}
+                keep_unmapped(choice.metadata, content, GEMINI_MAPPED_CONTENT)
+                for key, mapped in (('groundingMetadata', GEMINI_MAPPED_GROUNDING), ('urlContextMetadata', GEMINI_MAPPED_URL_CONTEXT)):
+                    if isinstance(candidate.get(key), dict):
+                        keep_unmapped(choice.metadata, candidate[key], mapped)
+                for part in content.get('parts') or []:
+                    if part and not any(key in part for key in GEMINI_MAPPED_PART):
+                        raise Unsupported('a part of a kind this reader does not read (kept whole by the library)')
                     signature = text_piece(part.get('thoughtSignature'))
                     if signature is not None:
                         choice.signatures.append(signature)
                     if 'functionCall' in part:
                         call = part['functionCall'] or {}
+                        # The part's other fields and the call's belong to the call, its signature too.
+                        metadata = {}
+                        keep_unmapped(metadata, part, GEMINI_MAPPED_CALL_PART)
+                        keep_unmapped(metadata, call, GEMINI_MAPPED_FUNCTION_CALL)
                         name = text_piece(call.get('name'))
                         call_id = text_piece(call.get('id'))
                         streamed = streaming.get(choice.index)
                         if streamed is None and (call.get('willContinue') is True or call.get('partialArgs')):
-                            streamed = streaming[choice.index] = {'id': call_id, 'name': name, 'args': {}}
+                            streamed = streaming[choice.index] = {'id': call_id, 'name': name, 'args': {}, 'metadata': {}}
                         if streamed is not None:
                             # Vertex AI streams the arguments: pieces at JSON Paths, until a part that
                             # does not say willContinue (often an empty functionCall).
+                            streamed['metadata'].update(metadata)
                             for piece in call.get('partialArgs') or []:
                                 gemini_put_partial(streamed['args'], piece)
                             if call.get('willContinue') is True:
                                 continue
                             del streaming[choice.index]
-                            call_id, name, args = streamed['id'], streamed['name'], streamed['args']
+                            call_id, name, args, metadata = streamed['id'], streamed['name'], streamed['args'], streamed['metadata']
                         else:
                             args = call.get('args')
                         if call_id is None:
@@ -1260,11 +1292,13 @@ def read_gemini(raw):
                             prefix = assembly.id or 'gemini'
                             where = '' if choice.index == 0 else f'-choice-{choice.index}'
                             call_id = f'{prefix}{where}-call-{len(choice.calls)}'
-                        choice.whole_call(call_id, name, js_stringify(args if args is not None else {}))
-                    elif 'text' in part:
-                        piece = text_piece(part.get('text'))
-                        if piece is not None:
-                            (choice.reasoning if part.get('thought') is True else choice.content).append(piece)
+                        choice.whole_call(call_id, name, js_stringify(args if args is not None else {})).metadata.update(metadata)
+                    else:
+                        keep_unmapped(choice.metadata, part, GEMINI_MAPPED_PART)
+                        if 'text' in part:
+                            piece = text_piece(part.get('text'))
+                            if piece is not None:
+                                (choice.reasoning if part.get('thought') is True else choice.content).append(piece)
                 finish = candidate.get('finishReason')
                 if isinstance(finish, str):
                     choice.raw_finish = finish

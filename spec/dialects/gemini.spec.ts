@@ -42,6 +42,8 @@ const PARIS = {
   name: 'get_weather',
   arguments: '{"city":"Paris","unit":"celsius"}',
   args: { city: 'Paris', unit: 'celsius' },
+  // The signature of the call's part goes back with the call.
+  providerMetadata: { google: { thoughtSignature: SIGNATURE } },
 };
 const TOKYO = {
   index: 1,
@@ -88,6 +90,7 @@ const EXAMPLE_EVENTS: ChatEvent[] = [
   { type: 'content', choice: 0, text: 'Let me check both cities.' },
   { type: 'usage', usage: { promptTokens: 58, completionTokens: 94, totalTokens: 152, reasoningTokens: 88 } },
   { type: 'tool-call-delta', choice: 0, index: 0, id: PARIS.id, name: 'get_weather', arguments: PARIS.arguments },
+  { type: 'provider-metadata', provider: 'google', choice: 0, call: 0, fields: { thoughtSignature: SIGNATURE } },
   { type: 'tool-call-end', choice: 0, index: 0 },
   { type: 'reasoning-signature', choice: 0, signature: SIGNATURE },
   { type: 'tool-call-delta', choice: 0, index: 1, id: TOKYO.id, name: 'get_weather', arguments: TOKYO.arguments },
@@ -109,7 +112,7 @@ describe('gemini dialect', () => {
   });
 
   describe('order of events within one chunk', () => {
-    it('is start, then per part text, call and end, signature; the finish; then usage; then done', () => {
+    it('is start, then per part text, call, its kept fields and end, signature; the finish; then usage; then done', () => {
       const payload = chunk(
         [
           { text: 'R', thought: true, thoughtSignature: 's1' },
@@ -126,6 +129,7 @@ describe('gemini dialect', () => {
           { type: 'reasoning-signature', choice: 0, signature: 's1' },
           { type: 'content', choice: 0, text: 'C' },
           { type: 'tool-call-delta', choice: 0, index: 0, id: 'r1-call-0', name: 'f', arguments: '{"a":1}' },
+          { type: 'provider-metadata', provider: 'google', choice: 0, call: 0, fields: { thoughtSignature: 's2' } },
           { type: 'tool-call-end', choice: 0, index: 0 },
           { type: 'reasoning-signature', choice: 0, signature: 's2' },
           { type: 'finish', choice: 0, reason: 'tool_calls', raw: 'STOP' },
@@ -391,14 +395,23 @@ describe('gemini dialect', () => {
         start,
         { type: 'finish', choice: 0, reason: 'content_filter', raw: 'SAFETY' },
         { type: 'usage', usage: { promptTokens: 9, completionTokens: null, totalTokens: 9 } },
+        // The feedback is kept whole: its safety ratings have no field of their own.
+        { type: 'provider-metadata', provider: 'google', fields: { promptFeedback: blocked.promptFeedback } },
         done,
       ]);
       expect(completion).toMatchObject({ content: null, finishReason: 'content_filter', rawFinishReason: 'SAFETY' });
+      expect(completion!.providerMetadata).toEqual({ google: { promptFeedback: blocked.promptFeedback } });
     });
 
-    it('ignores promptFeedback without a blockReason (it rides on ordinary chunks too)', () => {
+    it('finishes nothing for promptFeedback without a blockReason (it rides on ordinary chunks too), and keeps it', () => {
       const { events } = readGemini([frame(chunk([{ text: 'x' }], {}, { promptFeedback: { safetyRatings: [] } })), finishing()]);
-      expect(events).toEqual([start, { type: 'content', choice: 0, text: 'x' }, stopped, done]);
+      expect(events).toEqual([
+        start,
+        { type: 'content', choice: 0, text: 'x' },
+        { type: 'provider-metadata', provider: 'google', fields: { promptFeedback: { safetyRatings: [] } } },
+        stopped,
+        done,
+      ]);
     });
   });
 
@@ -514,7 +527,7 @@ describe('gemini dialect', () => {
       expect(assembleBytes(bytes, gemini, { dialect: { unknownEvents: true } }).events).toEqual(EXAMPLE_EVENTS);
     });
 
-    it('ignores unknown fields at every level', () => {
+    it('reads a chunk with unknown fields at every level as one without, and keeps each where it arrived', () => {
       const noisy = {
         candidates: [
           {
@@ -541,7 +554,25 @@ describe('gemini dialect', () => {
       };
       const noisyResult = readGemini([frame(noisy)]);
       expect(noisyResult.error).toBeUndefined();
-      expect(noisyResult).toEqual(readGemini([frame(plain)]));
+      const kept = (fields: Record<string, unknown>, place: { choice?: number; call?: number } = {}): ChatEvent =>
+        ({ type: 'provider-metadata', provider: 'google', ...place, fields }) as ChatEvent;
+      const plainResult = readGemini([frame(plain)]);
+      expect(plainResult.error).toBeUndefined();
+      const [begin, content, callDelta, callEnd, finish, usage, end, ...more] = plainResult.events;
+      expect(more).toEqual([]);
+      expect(noisyResult.events).toEqual([
+        begin,
+        kept({ safetyRatings: noisy.candidates[0]!.safetyRatings, finishMessage: 'ok' }, { choice: 0 }),
+        content,
+        kept({ novel: 1 }, { choice: 0 }),
+        callDelta,
+        kept({ extra: true }, { choice: 0, call: 0 }),
+        callEnd,
+        finish,
+        usage,
+        kept({ createTime: '2026-01-01T00:00:00Z' }),
+        end,
+      ]);
     });
 
     it('treats a chunk with no candidates and no block reason as carrying nothing but its usage', () => {

@@ -61,14 +61,20 @@ describe('gemini dialect: grounding as sources', () => {
       { type: 'source', choice: 0, source: wiki },
       { type: 'source', choice: 0, source: { ...uefa, span: { start: 0, end: 20 } } },
       { type: 'source', choice: 0, source: { ...wiki, span: { start: 0, end: 20 } } },
+      // What the grounding holds beside its chunks and supports is the choice's, each field once.
+      { type: 'provider-metadata', provider: 'google', choice: 0, fields: { webSearchQueries: ['euro 2024 winner'] } },
       { type: 'source', choice: 0, source: { ...uefa, span: { start: 21, end: 51 } } },
       { type: 'source', choice: 0, source: { ...wiki, span: { start: 52, end: 57 } } },
+      { type: 'provider-metadata', provider: 'google', choice: 0, fields: { searchEntryPoint: { renderedContent: '<div></div>' } } },
       { type: 'finish', choice: 0, reason: 'stop', raw: 'STOP' },
       { type: 'usage', usage: { promptTokens: 9, completionTokens: 21, totalTokens: 30 } },
       { type: 'done' },
     ]);
     expect(completion?.sources).toEqual(sourcesOf(events));
     expect(completion?.choices[0]?.sources).toEqual(sourcesOf(events));
+    expect(completion?.choices[0]?.providerMetadata).toEqual({
+      google: { webSearchQueries: ['euro 2024 winner'], searchEntryPoint: { renderedContent: '<div></div>' } },
+    });
   });
 
   it('gives spans that cut the reply where the segments say', () => {

@@ -51,7 +51,10 @@ describe('gemini dialect: function-call arguments streamed by Vertex AI (partial
     expect(events).toEqual([
       START,
       { type: 'tool-call-delta', choice: 0, index: 0, id: 'vx-1-call-0', name: 'get_weather', arguments: '{' },
+      // The signature rides on the call's part: it is the call's too. Vertex AI's createTime is the reply's.
+      { type: 'provider-metadata', provider: 'google', choice: 0, call: 0, fields: { thoughtSignature: 'c2lnLXdlYXRoZXI=' } },
       { type: 'reasoning-signature', choice: 0, signature: 'c2lnLXdlYXRoZXI=' },
+      { type: 'provider-metadata', provider: 'google', fields: { createTime: '2026-03-02T10:00:00.000000Z' } },
       { type: 'tool-call-delta', choice: 0, index: 0, arguments: '"location":"Boston' },
       { type: 'tool-call-delta', choice: 0, index: 0, arguments: ', MA"' },
       { type: 'tool-call-delta', choice: 0, index: 0, arguments: ',"unit":"fahrenheit"' },
@@ -71,10 +74,12 @@ describe('gemini dialect: function-call arguments streamed by Vertex AI (partial
           name: 'get_weather',
           arguments: '{"location":"Boston, MA","unit":"fahrenheit"}',
           args: { location: 'Boston, MA', unit: 'fahrenheit' },
+          providerMetadata: { google: { thoughtSignature: 'c2lnLXdlYXRoZXI=' } },
         },
       ],
       finishReason: 'tool_calls',
       reasoningSignatures: ['c2lnLXdlYXRoZXI='],
+      providerMetadata: { google: { createTime: '2026-03-02T10:00:00.000000Z' } },
     });
   });
 

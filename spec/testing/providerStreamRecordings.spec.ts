@@ -1,10 +1,11 @@
 import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
-import { Completion, CompletionChoice, ToolCall } from '../../src/types/events';
+import { Completion, CompletionChoice, ProviderMetadata, ToolCall } from '../../src/types/events';
 import { TestReply, TestToolCall } from '../../src/dialects/writing/TestReply';
 import { providerStream } from '../../src/testing/writeProviderStream';
 import { ProviderFormat } from '../../src/dialects/writing/wire';
 import { FORMATS, envelopeOf } from './dialects/formats';
+import { callMetadataOf } from './dialects/expected';
 import { assemble } from './dialects/pipeline';
 
 /**
@@ -55,7 +56,8 @@ function unsaid(completion: Completion): string[] {
 
 /**
  * `completion` without what a `TestReply` cannot say. Its provider metadata is the recording's own
- * envelope and extras: the kit writes the format's envelope instead (`FORMATS[format].envelope`, `envelopeOf`).
+ * envelope and extras: the kit writes the format's envelope instead (`envelopeOf`), and on a call
+ * only what it writes there (`callMetadataOf`: Gemini's first signature on the first call).
  */
 function sayable(completion: Completion, format: ProviderFormat): Completion {
   const envelope = envelopeOf(format, replyOf(completion, format));
@@ -63,7 +65,10 @@ function sayable(completion: Completion, format: ProviderFormat): Completion {
     const copy: Record<string, unknown> = { ...part, refusal: null };
     for (const key of UNSAID) delete copy[key];
     delete copy['providerMetadata'];
-    if (Array.isArray(copy['toolCalls'])) copy['toolCalls'] = (copy['toolCalls'] as ToolCall[]).map(withoutMetadata);
+    const signatures = part.reasoningSignatures ?? [];
+    if (Array.isArray(copy['toolCalls'])) {
+      copy['toolCalls'] = (copy['toolCalls'] as ToolCall[]).map((call) => asWritten(call, callMetadataOf(format, call.index, signatures)));
+    }
     return copy as C;
   };
   return {
@@ -75,10 +80,11 @@ function sayable(completion: Completion, format: ProviderFormat): Completion {
   };
 }
 
-/** A call without the provider metadata it came with. */
-function withoutMetadata(call: ToolCall): ToolCall {
+/** A call with the provider metadata the kit writes for it in place of what it came with. */
+function asWritten(call: ToolCall, metadata: ProviderMetadata | undefined): ToolCall {
   const copy: Record<string, unknown> = { ...call };
   delete copy['providerMetadata'];
+  if (metadata !== undefined) copy['providerMetadata'] = metadata;
   return copy as unknown as ToolCall;
 }
 

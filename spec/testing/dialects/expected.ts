@@ -1,4 +1,4 @@
-import { Completion, CompletionChoice, JsonValue, ToolCall } from '../../../src/types/events';
+import { Completion, CompletionChoice, JsonValue, ProviderMetadata, ToolCall } from '../../../src/types/events';
 import { TestChoice, TestReply, TestToolCall } from '../../../src/dialects/writing/TestReply';
 import { ProviderFormat } from '../../../src/dialects/writing/wire';
 import { FORMATS, envelopeOf } from './formats';
@@ -33,11 +33,21 @@ export function expectedCompletion(reply: TestReply, format: ProviderFormat): Co
   };
 }
 
+/** The provider metadata the kit writes on call `index` of a choice with these signatures (Gemini's first signature). */
+export function callMetadataOf(format: ProviderFormat, index: number, signatures: readonly string[]): ProviderMetadata | undefined {
+  const withSignature = FORMATS[format].firstCallSignature;
+  return index === 0 && signatures.length > 0 && withSignature !== undefined ? withSignature(signatures[0]!) : undefined;
+}
+
 function expectedChoice(choice: TestChoice, index: number, replyId: string, format: ProviderFormat): CompletionChoice {
   const facts = FORMATS[format];
-  const toolCalls = (choice.toolCalls ?? []).map((call, k) => expectedCall(call, k, index, replyId, format));
-  const finishReason = choice.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop');
   const signatures = choice.reasoningSignatures ?? [];
+  const toolCalls = (choice.toolCalls ?? []).map((call, k) => {
+    const expected = expectedCall(call, k, index, replyId, format);
+    const metadata = callMetadataOf(format, k, signatures);
+    return metadata === undefined ? expected : { ...expected, providerMetadata: metadata };
+  });
+  const finishReason = choice.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop');
   return {
     index,
     content: choice.text || null,

@@ -41,7 +41,12 @@ export interface FormatFacts {
    * Anthropic's `stop_sequence`); a function of the reply when what the kit writes depends on it
    * (Ollama's durations with usage, Bedrock's invocation metrics counting its usage).
    */
-  readonly envelope?: ProviderMetadata | ((reply: TestReply) => ProviderMetadata);
+  readonly envelope?: ProviderMetadata | ((reply: TestReply) => ProviderMetadata | undefined);
+  /**
+   * The provider metadata of a choice's first call, when the kit sends the choice's first reasoning
+   * signature on that call's part (Gemini's `thoughtSignature`, which the call must take back).
+   */
+  readonly firstCallSignature?: (signature: string) => ProviderMetadata;
 }
 
 /** The `providerMetadata` of a completion the kit wrote in `format` for `reply`: its envelope, if any. */
@@ -194,6 +199,7 @@ export const FORMATS: Readonly<Record<ProviderFormat, FormatFacts>> = {
     usage: 'free',
     details: ['cachedPromptTokens', 'reasoningTokens'],
     callId: (replyId, choice, index) => (choice === 0 ? `${replyId}-call-${index}` : `${replyId}-choice-${choice}-call-${index}`),
+    firstCallSignature: (signature) => ({ google: { thoughtSignature: signature } }),
     errorSays: 'The model is overloaded',
   },
   ollama: {
@@ -270,6 +276,9 @@ export const FORMATS: Readonly<Record<ProviderFormat, FormatFacts>> = {
     details: ['cachedPromptTokens', 'cacheWritePromptTokens'],
     binary: true,
     errorSays: 'The model stream failed',
+    // The `metadata` event, written only with usage, has the request's latency beside it.
+    // `metadata` carries the usage, and beside it the latency of the kit's own.
+    envelope: (reply) => (reply.usage === undefined ? undefined : { bedrock: { metrics: { latencyMs: 812 } } }),
   },
   'bedrock-invoke': {
     ...base,

@@ -2,10 +2,41 @@ import { SseFrame } from '../../frames/SseParser.js';
 import { JsonObject } from '../../internal/json.js';
 import { AnthropicUsage } from '../anthropic/anthropicUsage.js';
 import { defineDialect } from '../Dialect.js';
-import { JsonDialectParser } from '../base/JsonDialectParser.js';
+import { JsonDialectParser, MetadataPlace } from '../base/JsonDialectParser.js';
 
 /** The kinds of `contentBlockDelta.delta` this dialect reads. */
 const DELTA_KINDS = ['text', 'toolUse', 'reasoningContent'];
+
+/**
+ * The fields this dialect reads in each event, or knows to carry nothing: `p`, in every event, is
+ * Bedrock's padding (random letters of a varying length, so that an event's size does not tell its
+ * text), and `messageStart.role` is always the assistant's. Every other field is kept as
+ * `providerMetadata.bedrock`: of the reply from `metadata` (`metrics`, `trace`, `performanceConfig`,
+ * `serviceTier`), of choice 0 from the message's own events (`messageStop`'s
+ * `additionalModelResponseFields`, what the model's own API says beside the stop reason, as
+ * Anthropic's `stop_sequence`) and from its text and reasoning blocks, and of the call from a
+ * `toolUse` block's events. The events of a block of a kind this dialect does not read (an image)
+ * keep theirs on choice 0 too, beside the block itself.
+ */
+const MAPPED_MESSAGE_START: ReadonlySet<string> = new Set(['role', 'p']);
+/** `contentBlockStart`, and its `start` when it is a `toolUse` (another kind is kept whole) and that `toolUse`. */
+const MAPPED_BLOCK_START: ReadonlySet<string> = new Set(['contentBlockIndex', 'start', 'p']);
+const MAPPED_START: ReadonlySet<string> = new Set(['toolUse']);
+const MAPPED_TOOL_USE_START: ReadonlySet<string> = new Set(['toolUseId', 'name']);
+/** `contentBlockDelta`, its `delta` of a kind this dialect reads (another is kept whole), and those kinds. */
+const MAPPED_BLOCK_DELTA: ReadonlySet<string> = new Set(['contentBlockIndex', 'delta', 'p']);
+const MAPPED_DELTA: ReadonlySet<string> = new Set(DELTA_KINDS);
+const MAPPED_TOOL_USE_DELTA: ReadonlySet<string> = new Set(['input']);
+const MAPPED_REASONING: ReadonlySet<string> = new Set(['text', 'signature', 'redactedContent']);
+/** `contentBlockStop`. */
+const MAPPED_BLOCK_STOP: ReadonlySet<string> = new Set(['contentBlockIndex', 'p']);
+/** `messageStop`: `additionalModelResponseFields` is not among them, and is kept whole. */
+const MAPPED_MESSAGE_STOP: ReadonlySet<string> = new Set(['stopReason', 'p']);
+/** `metadata`: `usage` is read whole. */
+const MAPPED_METADATA: ReadonlySet<string> = new Set(['usage', 'p']);
+
+/** Choice 0, the message: where what its events carry beside the fields read is kept. */
+const MESSAGE: MetadataPlace = { choice: 0 };
 
 /** The event names of a ConverseStream reply: `auto` picks `bedrock-converse` on any of them. */
 export const CONVERSE_EVENTS: ReadonlySet<string> = new Set([
@@ -26,8 +57,10 @@ export const CONVERSE_EVENTS: ReadonlySet<string> = new Set([
  * delta; per `toolUse` block a `tool-call-delta` with its `toolUseId` and name at the block's start,
  * one per `toolUse.input` fragment, and a `tool-call-end` at its `contentBlockStop`; `reasoning`
  * from `reasoningContent.text`, a `reasoning-signature` from its `signature` and `redactedContent`;
- * `finish` from `messageStop.stopReason`; `usage` from `metadata.usage`. Citation deltas and unknown
- * events are skipped, or passed on as `unknown` with `unknownEvents`.
+ * `finish` from `messageStop.stopReason`; `usage` from `metadata.usage`. A block or delta of another
+ * kind (a citation, an image) is kept whole on choice 0, and what an event carries beside the fields
+ * read is `provider-metadata` (`bedrock`) of the reply, choice 0 or the call (see
+ * `MAPPED_MESSAGE_START`). Unknown events are skipped, or passed on as `unknown` with `unknownEvents`.
  *
  * The end: `messageStop`. AWS's API reference does not make the `metadata` event a required part of
  * the stream (only its fields, once it is sent), so a stream that ends after `messageStop` is
@@ -63,7 +96,8 @@ export class BedrockConverseParser extends JsonDialectParser {
     }
     switch (frame.event) {
       case 'messageStart':
-        return this.emit({ type: 'start', id: '', model: null });
+        this.emit({ type: 'start', id: '', model: null });
+        return this.keepUnmapped(payload, MAPPED_MESSAGE_START, MESSAGE);
       case 'contentBlockStart':
         return this.readBlockStart(payload);
       case 'contentBlockDelta':
@@ -71,6 +105,7 @@ export class BedrockConverseParser extends JsonDialectParser {
       case 'contentBlockStop': {
         const block = this.index(payload['contentBlockIndex'], 'contentBlockStop.contentBlockIndex');
         const call = this.calls.get(block);
+        this.keepUnmapped(payload, MAPPED_BLOCK_STOP, call === undefined ? MESSAGE : { choice: 0, call });
         if (call === undefined) return;
         this.calls.delete(block);
         return this.emit({ type: 'tool-call-end', choice: 0, index: call });
@@ -79,10 +114,12 @@ export class BedrockConverseParser extends JsonDialectParser {
         const raw = this.optionalString(payload['stopReason'], 'messageStop.stopReason');
         if (raw === undefined) throw this.protocolError('messageStop has no stopReason');
         this.stopped = true;
+        this.keepUnmapped(payload, MAPPED_MESSAGE_STOP, MESSAGE);
         return this.finish(0, raw);
       }
       case 'metadata':
         this.readUsage(this.object(payload['usage'], 'metadata.usage'));
+        this.keepUnmapped(payload, MAPPED_METADATA);
         if (this.stopped) this.close();
         return;
       default:
@@ -107,8 +144,8 @@ export class BedrockConverseParser extends JsonDialectParser {
     const toolUse = this.object(start?.['toolUse'], 'contentBlockStart.start.toolUse');
     if (toolUse === undefined) {
       // A block of a kind this dialect does not read (not a tool use): part of the reply, kept as it started.
-      if (start !== undefined && Object.keys(start).length > 0) this.keepItem(start, { choice: 0 });
-      return;
+      if (start !== undefined && Object.keys(start).length > 0) this.keepItem(start, MESSAGE);
+      return this.keepUnmapped(payload, MAPPED_BLOCK_START, MESSAGE);
     }
     const id = this.optionalString(toolUse['toolUseId'], 'contentBlockStart.start.toolUse.toolUseId');
     const name = this.optionalString(toolUse['name'], 'contentBlockStart.start.toolUse.name');
@@ -118,23 +155,36 @@ export class BedrockConverseParser extends JsonDialectParser {
     const call = this.newCall(0);
     this.calls.set(block, call);
     this.emit({ type: 'tool-call-delta', choice: 0, index: call, id, name, arguments: '' });
+    const place = { choice: 0, call };
+    this.keepUnmapped(payload, MAPPED_BLOCK_START, place);
+    // `start` is an object here: it held the `toolUse`.
+    if (start !== undefined) this.keepUnmapped(start, MAPPED_START, place);
+    this.keepUnmapped(toolUse, MAPPED_TOOL_USE_START, place);
   }
 
   private readBlockDelta(payload: JsonObject): void {
     const block = this.index(payload['contentBlockIndex'], 'contentBlockDelta.contentBlockIndex');
     const delta = this.object(payload['delta'], 'contentBlockDelta.delta');
     if (delta === undefined) throw this.protocolError('contentBlockDelta has no delta');
+    const call = this.calls.get(block);
+    // What the delta carries beside its text or input belongs to its block: the call's, or the message's.
+    const place = call === undefined ? MESSAGE : { choice: 0, call };
+    this.keepUnmapped(payload, MAPPED_BLOCK_DELTA, place);
     const text = this.text(delta['text'], 'contentBlockDelta.delta', 'text');
     if (text) this.emit({ type: 'content', choice: 0, text });
     // A delta of none of the kinds this dialect reads (a citation, an image): kept in arrival order.
-    if (!DELTA_KINDS.some((kind) => delta[kind] !== undefined) && Object.keys(delta).length > 0) this.keepItem(delta, { choice: 0 });
+    if (!DELTA_KINDS.some((kind) => delta[kind] !== undefined)) {
+      if (Object.keys(delta).length > 0) this.keepItem(delta, MESSAGE);
+    } else {
+      this.keepUnmapped(delta, MAPPED_DELTA, place);
+    }
     const toolUse = this.object(delta['toolUse'], 'contentBlockDelta.delta.toolUse');
     if (toolUse !== undefined) {
-      const call = this.calls.get(block);
       if (call === undefined)
         throw this.protocolError(`a toolUse delta for block ${block}, which is no open toolUse block`, 'invalid-tool-call');
       const fragment = this.text(toolUse['input'], 'contentBlockDelta.delta.toolUse', 'input');
       if (fragment) this.emit({ type: 'tool-call-delta', choice: 0, index: call, arguments: fragment });
+      this.keepUnmapped(toolUse, MAPPED_TOOL_USE_DELTA, place);
     }
     const reasoning = this.object(delta['reasoningContent'], 'contentBlockDelta.delta.reasoningContent');
     if (reasoning !== undefined) {
@@ -145,6 +195,7 @@ export class BedrockConverseParser extends JsonDialectParser {
       if (signature) this.emit({ type: 'reasoning-signature', choice: 0, signature });
       const redacted = this.text(reasoning['redactedContent'], where, 'redactedContent');
       if (redacted) this.emit({ type: 'reasoning-signature', choice: 0, signature: redacted });
+      this.keepUnmapped(reasoning, MAPPED_REASONING, place);
     }
   }
 

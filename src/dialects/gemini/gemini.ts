@@ -14,6 +14,39 @@ const PART_KEYS = ['text', 'thought', 'thoughtSignature', 'functionCall', 'execu
 const CHUNK_KEYS = ['candidates', 'promptFeedback', 'usageMetadata', 'responseId', 'modelVersion'];
 
 /**
+ * The fields this dialect reads at each level of a chunk, or knows to carry nothing (`role`, always
+ * the model's). Every other field is kept as `providerMetadata.google`: of the reply (the chunk's
+ * own: Vertex AI's `createTime`, `modelStatus`, `promptFeedback`), of the candidate's choice
+ * (`safetyRatings`, `citationMetadata`, `avgLogprobs`, `logprobsResult`, `finishMessage`,
+ * `tokenCount`; the fields of its content and parts; what its grounding metadata holds besides the
+ * chunks and supports its sources are read from, such as `webSearchQueries` and the
+ * `searchEntryPoint` Google asks apps to show), or of the call a `functionCall` part makes.
+ *
+ * This one is the chunk's (`GenerateContentResponse`). `promptFeedback` is not among them: only its
+ * `blockReason` is read (a blocked prompt's finish), and the feedback is kept whole, its safety
+ * ratings with it.
+ */
+const MAPPED_ENVELOPE: ReadonlySet<string> = new Set(['candidates', 'usageMetadata', 'responseId', 'modelVersion']);
+/** A candidate: its fields not read here are the choice's. */
+const MAPPED_CANDIDATE: ReadonlySet<string> = new Set(['index', 'content', 'finishReason', 'groundingMetadata', 'urlContextMetadata']);
+/** A candidate's `content`: `role` is always `model`. */
+const MAPPED_CONTENT: ReadonlySet<string> = new Set(['parts', 'role']);
+/** A part that makes no call: its other fields (`partMetadata`, ...) are the choice's. */
+const MAPPED_PART: ReadonlySet<string> = new Set(PART_KEYS);
+/**
+ * A part that makes (or continues) a call: every field beside `functionCall` is the call's. Its
+ * `thoughtSignature` is also read as the choice's reasoning signature, and is kept on the call as
+ * well: Gemini wants it back on that very call's part in the next turn.
+ */
+const MAPPED_CALL_PART: ReadonlySet<string> = new Set(['functionCall']);
+/** A `functionCall`: its other fields are the call's. */
+const MAPPED_FUNCTION_CALL: ReadonlySet<string> = new Set(['id', 'name', 'args', 'partialArgs', 'willContinue']);
+/** A candidate's `groundingMetadata`: the chunks and supports are its sources; the rest is the choice's. */
+const MAPPED_GROUNDING: ReadonlySet<string> = new Set(['groundingChunks', 'groundingSupports']);
+/** A candidate's `urlContextMetadata`: the pages read are its sources. */
+const MAPPED_URL_CONTEXT: ReadonlySet<string> = new Set(['urlMetadata']);
+
+/**
  * Google Gemini's native stream (`models/{model}:streamGenerateContent?alt=sse`, and Vertex AI's):
  * data-only SSE (CRLF on the real wire), each event a whole `GenerateContentResponse`:
  * `{candidates: [{content: {parts, role}, finishReason?, index?, groundingMetadata?}], usageMetadata, modelVersion, responseId}`.
@@ -25,15 +58,20 @@ const CHUNK_KEYS = ['candidates', 'promptFeedback', 'usageMetadata', 'responseId
  * Vertex AI as `partialArgs`: see `GeminiParts`), `executableCode` and `codeExecutionResult` are the
  * provider's code execution (`provider-tool-call` and `provider-tool-result`), and a
  * `thoughtSignature` on any part is a `reasoning-signature`. A candidate's `groundingMetadata` and
- * `urlContextMetadata` are `source` events, each distinct source once (see `GeminiSources`).
+ * `urlContextMetadata` are `source` events, each distinct source once (see `GeminiSources`). The
+ * fields no event reads are `provider-metadata` (`google`) of the reply, the candidate's choice, or
+ * the call whose part carried them: a call's `thoughtSignature` travels with the call.
  *
  * Events of one chunk come in this order: `start` (once, at the first `responseId`, with
- * `modelVersion` as the model), then per candidate and per part in order reasoning or content, the
- * call's events, the code execution's, the part's `reasoning-signature`; the candidate's sources and
- * `finish`; then `usage` (`usageMetadata` is a running snapshot, reported on every chunk that has
- * it); then, with `unknownEvents`, `unknown` for a chunk with a part (or of a shape) this dialect
- * does not read; then `done`, once every candidate seen has finished. Frames after that are ignored
- * (under `strict`, they are a `ProtocolError`).
+ * `modelVersion` as the model), then per candidate its `provider-metadata` and its content's, and per
+ * part in order reasoning or content, the call's events (its `provider-metadata` before its
+ * `tool-call-end`, so that the call closes with it), the code execution's, the part's
+ * `reasoning-signature` and `provider-metadata`; the candidate's sources, its grounding's
+ * `provider-metadata`, and `finish`; then `usage` (`usageMetadata` is a running snapshot, reported
+ * on every chunk that has it); the chunk's `provider-metadata`; then, with `unknownEvents`,
+ * `unknown` for a chunk with a part (or of a shape) this dialect does not read; then `done`, once
+ * every candidate seen has finished. Frames after that are ignored (under `strict`, they are a
+ * `ProtocolError`).
  *
  * Usage, in OpenAI's meaning: `promptTokenCount` is the prompt (cached content included),
  * `cachedContentTokenCount` its cached part; the completion is `candidatesTokenCount` plus
@@ -79,6 +117,11 @@ export class GeminiParser extends JsonDialectParser {
     callId: (choice, index) => this.callId(choice, index),
     serialize: (value, where) => this.serialize(value, where),
     fail: (what, reason) => this.protocolError(what, reason),
+    keepCallFields: (part, call, choice, index) => {
+      const place = { choice, call: index };
+      this.keepUnmapped(part, MAPPED_CALL_PART, place);
+      this.keepUnmapped(call, MAPPED_FUNCTION_CALL, place);
+    },
   });
   private readonly sources = new GeminiSources((what) => this.protocolError(what));
 
@@ -111,7 +154,10 @@ export class GeminiParser extends JsonDialectParser {
     if (!anyCandidate) this.readPromptFeedback(chunk['promptFeedback']);
 
     this.readUsage(chunk['usageMetadata']);
-    if (this.unknownPart || !CHUNK_KEYS.some((key) => chunk[key] !== undefined)) this.unknown(chunk, frame);
+    // A chunk of none of the known keys is not this format's: passed on whole with `unknownEvents`, not kept.
+    const known = CHUNK_KEYS.some((key) => chunk[key] !== undefined);
+    if (known) this.keepUnmapped(chunk, MAPPED_ENVELOPE);
+    if (this.unknownPart || !known) this.unknown(chunk, frame);
     if (this.finished.size > 0 && this.unfinished === 0) this.endStream();
   }
 
@@ -136,9 +182,12 @@ export class GeminiParser extends JsonDialectParser {
     if (!isJsonObject(candidate)) throw this.protocolError(`${where} is not an object`);
     const choice = this.optionalIndex(candidate['index'], `${where}.index`, 'a candidate index') ?? 0;
     this.see(choice);
+    const place = { choice };
+    this.keepUnmapped(candidate, MAPPED_CANDIDATE, place);
 
     const content = candidate['content'];
     if (isJsonObject(content)) {
+      this.keepUnmapped(content, MAPPED_CONTENT, place);
       const parts = content['parts'];
       if (Array.isArray(parts)) {
         for (let k = 0; k < parts.length; k++) this.readPart(parts[k], choice, `${where}.content.parts[${k}]`);
@@ -149,9 +198,14 @@ export class GeminiParser extends JsonDialectParser {
       throw this.protocolError(`${where}.content is not an object`);
     }
 
-    for (const source of this.sources.read(choice, candidate['groundingMetadata'], candidate['urlContextMetadata'], where)) {
+    const grounding = candidate['groundingMetadata'];
+    const urlContext = candidate['urlContextMetadata'];
+    for (const source of this.sources.read(choice, grounding, urlContext, where)) {
       this.emit({ type: 'source', choice, source });
     }
+    // Read after the sources, which refuse either of them when it is not an object.
+    if (isJsonObject(grounding)) this.keepUnmapped(grounding, MAPPED_GROUNDING, place);
+    if (isJsonObject(urlContext)) this.keepUnmapped(urlContext, MAPPED_URL_CONTEXT, place);
 
     const raw = candidate['finishReason'];
     if (raw === undefined || raw === null) return;
@@ -169,7 +223,9 @@ export class GeminiParser extends JsonDialectParser {
     }
 
     const call = part['functionCall'];
-    if (call !== undefined && call !== null) this.parts.functionCall(call, choice, `${where}.functionCall`);
+    const makesCall = call !== undefined && call !== null;
+    // A call's part keeps its fields on the call, before the call closes (see `keepCallFields`).
+    if (makesCall) this.parts.functionCall(part, choice, `${where}.functionCall`);
     const code = part['executableCode'];
     if (code !== undefined && code !== null) this.parts.executableCode(code, choice, `${where}.executableCode`);
     const result = part['codeExecutionResult'];
@@ -179,9 +235,12 @@ export class GeminiParser extends JsonDialectParser {
     if (signature) this.emit({ type: 'reasoning-signature', choice, signature });
     // An image, a file, a function response...: a part of a kind this dialect does not read is kept
     // whole (`providerMetadata.google.items`), and its chunk passed on with `unknownEvents`.
-    if (!PART_KEYS.some((key) => part[key] !== undefined) && Object.keys(part).length > 0) {
+    if (!PART_KEYS.some((key) => part[key] !== undefined)) {
+      if (Object.keys(part).length === 0) return;
       this.keepItem(part, { choice });
       this.unknownPart = true;
+    } else if (!makesCall) {
+      this.keepUnmapped(part, MAPPED_PART, { choice });
     }
   }
 

@@ -13,6 +13,11 @@ export interface PartsHost {
   callId(choice: number, index: number): string;
   serialize(value: unknown, where: string): string;
   fail(what: string, reason?: ProtocolReason): ProtocolError;
+  /**
+   * Keeps what a call's part and its `functionCall` carry beside the fields read, as the call's:
+   * asked once per part, while the call is open, so that the call closes with them.
+   */
+  keepCallFields(part: JsonObject, call: JsonObject, choice: number, index: number): void;
 }
 
 /** A call whose arguments still stream: the id and name it opened with, and its text so far. */
@@ -56,7 +61,9 @@ export class GeminiParts {
     this.awaitingResult.delete(choice);
   }
 
-  functionCall(call: unknown, choice: number, where: string): void {
+  /** The `functionCall` of `part`: the events of the call it makes or continues, and the fields kept on that call. */
+  functionCall(part: JsonObject, choice: number, where: string): void {
+    const call = part['functionCall'];
     if (!isJsonObject(call)) throw this.host.fail(`${where} is not an object`);
     const more = call['willContinue'];
     if (more !== undefined && more !== null && typeof more !== 'boolean') {
@@ -65,28 +72,29 @@ export class GeminiParts {
     const pieces = call['partialArgs'];
     if (pieces !== undefined && pieces !== null && !Array.isArray(pieces)) throw this.host.fail(`${where}.partialArgs is not an array`);
     const open = this.open.get(choice);
-    if (open !== undefined) return this.continueCall(open, call, choice, where);
+    if (open !== undefined) return this.continueCall(open, part, call, choice, where);
     const name = nonEmptyString(call['name']);
     if (name === undefined) {
       throw this.host.fail(`${where}.name is ${describeValue(call['name'])}, not a function name`, 'invalid-tool-call');
     }
-    if (more === true || (Array.isArray(pieces) && pieces.length > 0)) return this.openCall(call, name, choice, where);
-    this.wholeCall(call, name, choice, where);
+    if (more === true || (Array.isArray(pieces) && pieces.length > 0)) return this.openCall(part, call, name, choice, where);
+    this.wholeCall(part, call, name, choice, where);
   }
 
   /** A call that comes whole: its arguments are an object, serialized once, and it closes at once. */
-  private wholeCall(call: JsonObject, name: string, choice: number, where: string): void {
+  private wholeCall(part: JsonObject, call: JsonObject, name: string, choice: number, where: string): void {
     const args = call['args'];
     if (args !== undefined && args !== null && !isJsonObject(args))
       throw this.host.fail(`${where}.args is ${describeValue(args)}, not an object`);
     const index = this.host.newCall(choice);
     const id = nonEmptyString(call['id']) ?? this.host.callId(choice, index);
     this.host.emit({ type: 'tool-call-delta', choice, index, id, name, arguments: this.host.serialize(args ?? {}, `${where}.args`) });
+    this.host.keepCallFields(part, call, choice, index);
     this.host.emit({ type: 'tool-call-end', choice, index });
   }
 
   /** The first part of a streamed call: its name, maybe its first pieces. */
-  private openCall(call: JsonObject, name: string, choice: number, where: string): void {
+  private openCall(part: JsonObject, call: JsonObject, name: string, choice: number, where: string): void {
     const index = this.host.newCall(choice);
     const wireId = nonEmptyString(call['id']);
     // The writer's errors name the part being read, which is not always the one that opened the call.
@@ -94,11 +102,12 @@ export class GeminiParts {
     this.open.set(choice, open);
     const text = open.args.begin() + this.pieces(open, call, where);
     this.host.emit({ type: 'tool-call-delta', choice, index, id: wireId ?? this.host.callId(choice, index), name, arguments: text });
+    this.host.keepCallFields(part, call, choice, index);
     if (call['willContinue'] !== true) this.close(open, choice, '');
   }
 
   /** A later part of the call still open: more pieces, and the end unless it says it goes on. */
-  private continueCall(open: OpenCall, call: JsonObject, choice: number, where: string): void {
+  private continueCall(open: OpenCall, part: JsonObject, call: JsonObject, choice: number, where: string): void {
     const name = nonEmptyString(call['name']);
     const id = nonEmptyString(call['id']);
     if ((name !== undefined && name !== open.name) || (id !== undefined && open.id !== undefined && id !== open.id)) {
@@ -110,7 +119,9 @@ export class GeminiParts {
     const text = this.pieces(open, call, where);
     if (call['willContinue'] === true) {
       if (text !== '') this.host.emit({ type: 'tool-call-delta', choice, index: open.index, arguments: text });
+      this.host.keepCallFields(part, call, choice, open.index);
     } else {
+      this.host.keepCallFields(part, call, choice, open.index);
       this.close(open, choice, text);
     }
   }
