@@ -1438,9 +1438,17 @@ def read_llamacpp_completion(raw):
 
 TYPED_EVENTS_FINISH = normalizer({'stop': 'stop', 'tool_calls': 'tool_calls'})
 
+# What each event of the format says (its `type` names it); every other field is kept as
+# providerMetadata['typed-events']: a text event's on the choice, a call event's on its call.
+TYPED_MAPPED_TEXT = {'type', 'delta'}
+TYPED_MAPPED_CALL_START = {'type', 'index', 'id', 'name'}
+TYPED_MAPPED_CALL_DELTA = {'type', 'index', 'args'}
+TYPED_MAPPED_CALL_END = {'type', 'index'}
+
 
 def read_typed_events(raw):
     assembly = Assembly('typed-events')
+    assembly.provider = 'typed-events'
 
     def body():
         frames, cut_mid_line = read_sse(raw)
@@ -1457,14 +1465,20 @@ def read_typed_events(raw):
                 piece = text_piece(event.get('delta'))
                 if piece is not None:
                     choice.content.append(piece)
+                keep_unmapped(choice.metadata, event, TYPED_MAPPED_TEXT)
             elif kind == 'tool_call_start':
-                choice.tool_fragment(('index', event.get('index')), text_piece(event.get('id')), text_piece(event.get('name')), '')
+                call = choice.tool_fragment(('index', event.get('index')), text_piece(event.get('id')), text_piece(event.get('name')), '')
                 open_calls.add(event.get('index'))
+                keep_unmapped(call.metadata, event, TYPED_MAPPED_CALL_START)
             elif kind == 'tool_call_delta':
                 if event.get('index') not in open_calls:
                     raise Fault('ProtocolError', f'event {number}: a delta for a call never started')
-                choice.tool_fragment(('index', event.get('index')), None, None, event.get('args') or '')
+                call = choice.tool_fragment(('index', event.get('index')), None, None, event.get('args') or '')
+                keep_unmapped(call.metadata, event, TYPED_MAPPED_CALL_DELTA)
             elif kind == 'tool_call_end':
+                if event.get('index') in open_calls:
+                    call = choice.calls[choice.by_key[('index', event.get('index'))]]
+                    keep_unmapped(call.metadata, event, TYPED_MAPPED_CALL_END)
                 open_calls.discard(event.get('index'))
         if cut_mid_line or not done or open_calls:
             raise Fault('StreamClosedEarlyError', 'no [DONE], or a call never ended')

@@ -125,9 +125,13 @@ describe('the chat-events dialect, frame by frame', () => {
   const done = frame({ type: 'done' });
   const content = frame({ type: 'content', choice: 0, text: 'hi' });
 
-  it('passes each event on as a new object with only the fields of its type', () => {
+  it('passes each event on as a new object with only the fields of its type, a newer field kept as provider metadata', () => {
     const { events } = readDialect(chatEvents, [frame({ type: 'content', choice: 0, text: 'hi', extra: 1 }), done]);
-    expect(events).toEqual([{ type: 'content', choice: 0, text: 'hi' }, { type: 'done' }]);
+    expect(events).toEqual([
+      { type: 'content', choice: 0, text: 'hi' },
+      { type: 'provider-metadata', provider: 'chat-events', choice: 0, fields: { extra: 1 } },
+      { type: 'done' },
+    ]);
   });
 
   it('is a StreamClosedEarlyError when the stream ends without its done event', () => {

@@ -168,7 +168,7 @@ describe('typedEvents', () => {
       ]);
     });
 
-    it('ignores unknown event types and unknown fields', () => {
+    it('ignores unknown event types, and keeps unknown fields as provider metadata of the choice or the call', () => {
       const { events, error } = read([
         frame({ type: 'usage_report', tokens: 4 }),
         frame({ type: 'text', delta: 'x', lang: 'en' }),
@@ -179,7 +179,10 @@ describe('typedEvents', () => {
       expect(error).toBeUndefined();
       expect(events).toEqual([
         { type: 'content', choice: 0, text: 'x' },
+        { type: 'provider-metadata', provider: 'typed-events', choice: 0, fields: { lang: 'en' } },
         { type: 'tool-call-delta', choice: 0, index: 0, id: 'a', name: 'f', arguments: '' },
+        { type: 'provider-metadata', provider: 'typed-events', choice: 0, call: 0, fields: { kind: 'function' } },
+        { type: 'provider-metadata', provider: 'typed-events', choice: 0, call: 0, fields: { reason: 'done' } },
         { type: 'tool-call-end', choice: 0, index: 0 },
         { type: 'finish', choice: 0, reason: 'tool_calls', raw: 'tool_calls' },
         { type: 'done' },

@@ -5,14 +5,33 @@ import { defineDialect } from '../Dialect.js';
 import { JsonDialectParser } from '../base/JsonDialectParser.js';
 import { describeValue } from '../base/payloadValues.js';
 
-/** The chunks that only frame the parts of a UI message stream: they carry nothing of the reply. */
-const UI_FRAMING: ReadonlySet<string> = new Set([
-  'text-start',
-  'text-end',
-  'reasoning-start',
-  'reasoning-end',
-  'start-step',
-  'finish-step',
+/**
+ * The fields this dialect reads in each kind of chunk, or knows to carry nothing: `type` names the
+ * chunk; a part's `id` (on `text-*` and `reasoning-*`) only ties its deltas to its start and end, the
+ * parts being joined into the choice's text; a `source-url`'s `sourceId` only names the source within
+ * the stream (a new one per source, no field of the `Source`). Every other field is kept as
+ * `providerMetadata['ai-sdk']`: a `start` or `finish` chunk's on the reply (`messageMetadata`), a
+ * tool chunk's on its call (`providerMetadata`, `dynamic`, `title`, `_meta`), any other's on the
+ * choice. The AI SDK's own `providerMetadata` (namespaced by its providers) is kept as it came, as
+ * one field: a later chunk's replaces an earlier one's at the same place.
+ */
+const MAPPED_START: ReadonlySet<string> = new Set(['type', 'messageId']);
+const MAPPED_FINISH: ReadonlySet<string> = new Set(['type', 'finishReason']);
+const MAPPED_DELTA: ReadonlySet<string> = new Set(['type', 'id', 'delta']);
+/** `text-start`, `text-end`, `reasoning-start`, `reasoning-end`: they frame a part's deltas. */
+const MAPPED_PART_FRAME: ReadonlySet<string> = new Set(['type', 'id']);
+/** `start-step`, `finish-step`: they frame a step of the reply. */
+const MAPPED_STEP: ReadonlySet<string> = new Set(['type']);
+const MAPPED_SOURCE_URL: ReadonlySet<string> = new Set(['type', 'sourceId', 'url', 'title']);
+const MAPPED_INPUT_START: ReadonlySet<string> = new Set(['type', 'toolCallId', 'toolName', 'inputEncoding', 'providerExecuted']);
+const MAPPED_INPUT_DELTA: ReadonlySet<string> = new Set(['type', 'toolCallId', 'inputTextDelta']);
+const MAPPED_INPUT_AVAILABLE: ReadonlySet<string> = new Set([
+  'type',
+  'toolCallId',
+  'toolName',
+  'input',
+  'inputEncoding',
+  'providerExecuted',
 ]);
 /** A call of the stream, by its `toolCallId`: its dense index, whether input text came, whether it is whole. */
 interface UiCall {
@@ -34,9 +53,11 @@ interface UiCall {
  * arguments when no delta carried them (a call that was never streamed), then `tool-call-end`; a
  * `source` per `source-url`; `finish` from the `finish` chunk's `finishReason` (absent: `stop`,
  * `tool_calls` after calls); `done` at `[DONE]`. Calls the server ran itself (`providerExecuted`)
- * are not the client's to run and are left out, as are the parts' start and end chunks, steps,
- * tool outputs, data parts, files and message metadata (its shape is the application's own: usage is
- * not read from it).
+ * are not the client's to run and are left out. Any other chunk but the parts' start and end chunks
+ * and the steps (tool outputs, data parts, files, `message-metadata`) is kept whole as an item of
+ * `providerMetadata['ai-sdk']`, and the fields of a chunk beside the ones read as fields there: the
+ * `messageMetadata` of `start` and `finish` (its shape is the application's own: usage is not read
+ * from it), a chunk's own `providerMetadata`, a call's `dynamic` and `title`.
  *
  * Errors: an `error` chunk is a `ProviderError` with its `errorText`; an `abort` chunk a
  * `ProviderError` saying the server aborted; a `finish` chunk whose reason is `interrupted` (ai 7:
@@ -85,12 +106,14 @@ export class AiSdkUiParser extends JsonDialectParser {
         const id = nonEmptyString(this.optionalString(payload['messageId'], 'start.messageId'));
         if (id !== undefined && !this.named) this.emit({ type: 'start', id, model: null });
         this.named ||= id !== undefined;
+        this.keepUnmapped(payload, MAPPED_START);
         break;
       }
       case 'text-delta':
       case 'reasoning-delta': {
         const text = this.text(payload['delta'], type, 'delta') ?? '';
         if (text !== '') this.emit({ type: type === 'text-delta' ? 'content' : 'reasoning', choice: 0, text });
+        this.keepUnmapped(payload, MAPPED_DELTA, { choice: 0 });
         break;
       }
       case 'tool-input-start':
@@ -103,6 +126,7 @@ export class AiSdkUiParser extends JsonDialectParser {
         const text = this.text(payload['inputTextDelta'], type, 'inputTextDelta') ?? '';
         call.streamed ||= text !== '';
         this.emit({ type: 'tool-call-delta', choice: 0, index: call.index, arguments: text });
+        this.keepUnmapped(payload, MAPPED_INPUT_DELTA, { choice: 0, call: call.index });
         break;
       }
       case 'tool-input-available':
@@ -112,6 +136,7 @@ export class AiSdkUiParser extends JsonDialectParser {
         const url = this.text(payload['url'], type, 'url') ?? '';
         const title = this.optionalString(payload['title'], 'source-url.title');
         this.emit({ type: 'source', choice: 0, source: { kind: 'url', url, ...(title === undefined ? {} : { title }) } });
+        this.keepUnmapped(payload, MAPPED_SOURCE_URL, { choice: 0 });
         break;
       }
       case 'finish': {
@@ -126,13 +151,27 @@ export class AiSdkUiParser extends JsonDialectParser {
         }
         if (!this.finished) this.finish(0, raw ?? 'stop');
         this.finished = true;
+        this.keepUnmapped(payload, MAPPED_FINISH);
         break;
       }
+      case 'text-start':
+      case 'text-end':
+      case 'reasoning-start':
+      case 'reasoning-end':
+        // A part's start and end frame its deltas, as the steps frame the reply: what they carry beside is kept.
+        this.keepUnmapped(payload, MAPPED_PART_FRAME, { choice: 0 });
+        this.unknown(payload, frame);
+        break;
+      case 'start-step':
+      case 'finish-step':
+        this.keepUnmapped(payload, MAPPED_STEP, { choice: 0 });
+        this.unknown(payload, frame);
+        break;
       default:
         if (typeof type !== 'string') throw this.protocolError(`type is ${describeValue(type)}`);
-        // Parts' starts and ends and steps frame the reply; any other chunk (a file, a data part, a
-        // document source, a tool's output, the message's metadata) is part of it: kept whole.
-        if (!UI_FRAMING.has(type)) this.keepItem(payload, { choice: 0 });
+        // Any other chunk (a file, a data part, a document source, a tool's output, the message's
+        // metadata) is part of the reply: kept whole.
+        this.keepItem(payload, { choice: 0 });
         this.unknown(payload, frame);
     }
   }
@@ -164,7 +203,9 @@ export class AiSdkUiParser extends JsonDialectParser {
       return;
     }
     if (this.calls.has(id) || this.providerCalls.has(id)) throw this.protocolError(`tool call ${id} started twice`, 'invalid-tool-call');
-    this.emit({ ...this.newUiCall(payload, id, 'tool-input-start'), arguments: '' });
+    const start = this.newUiCall(payload, id, 'tool-input-start');
+    this.emit({ ...start, arguments: '' });
+    this.keepUnmapped(payload, MAPPED_INPUT_START, { choice: 0, call: start.index });
   }
 
   private readAvailable(payload: JsonObject): void {
@@ -186,6 +227,8 @@ export class AiSdkUiParser extends JsonDialectParser {
     }
     call.open = false;
     this.openCalls--;
+    // Kept before the end: groupToolCallsByIndex shows the call's metadata on the tool-call it emits there.
+    this.keepUnmapped(payload, MAPPED_INPUT_AVAILABLE, { choice: 0, call: call.index });
     this.emit({ type: 'tool-call-end', choice: 0, index: call.index });
   }
 

@@ -1,11 +1,11 @@
 import { SseFrame } from '../../frames/SseParser.js';
 import { LlmStreamError } from '../../errors/errors.js';
-import { ChatEvent, FinishReason } from '../../types/events.js';
-import { JsonObject, copyJson } from '../../internal/json.js';
+import { ChatEvent, FinishReason, ProviderMetadata } from '../../types/events.js';
+import { JsonObject, copyJson, isJsonObject } from '../../internal/json.js';
 import { errorFromStreamErrorData } from '../../errors/streamErrorData.js';
 import { defineDialect } from '../Dialect.js';
-import { EventFields } from './EventFields.js';
-import { JsonDialectParser } from '../base/JsonDialectParser.js';
+import { EventFields, MAPPED_EVENT, MAPPED_INCOMPLETE_CALL, MAPPED_PROVIDER_TOOL_CALL, MAPPED_TOOL_CALL } from './EventFields.js';
+import { JsonDialectParser, MetadataPlace } from '../base/JsonDialectParser.js';
 import { describeValue } from '../base/payloadValues.js';
 import { readReplyPartEvent } from './chatEventParts.js';
 
@@ -23,7 +23,10 @@ const FINISH_REASONS: ReadonlySet<string> = new Set<FinishReason>(['stop', 'leng
  * the completion so far as `partial`. A stream that ends without `done` or `error` (the server died,
  * a proxy cut the response) is a `StreamClosedEarlyError`; an event that is not a `ChatEvent`, or
  * whose type differs from its SSE event name, a `ProtocolError`. Event types this version does not
- * know are ignored (under `strict`, a `ProtocolError`), as are frames after `done`.
+ * know are ignored (under `strict`, a `ProtocolError`), as are frames after `done`. Fields this
+ * version does not know in a known event (a newer server's) are kept as
+ * `providerMetadata['chat-events']` of the event's call, choice or reply; the provider's own metadata
+ * arrives in its `provider-metadata` events, under the provider's name, as the server had it.
  *
  * @example
  * ```ts
@@ -62,11 +65,67 @@ export class ChatEventsParser extends JsonDialectParser {
       return;
     }
     if (event.type === 'done') {
+      this.keepUnmapped(payload, MAPPED_EVENT.done);
       this.endStream();
       return;
     }
     if (event.type === 'tool-call-delta') this.countCall(event.choice, event.index);
+    // Kept after the event, but before a call's end: groupToolCallsByIndex shows the call's metadata
+    // on the tool-call it emits there.
+    const endsCall = event.type === 'tool-call-end';
+    if (endsCall) this.keepNewerFields(event, payload);
     this.emit(event);
+    if (!endsCall) this.keepNewerFields(event, payload);
+  }
+
+  /**
+   * Keeps the fields of an event that this version does not know (a newer server's) where the event
+   * belongs: its call, its choice, or the reply. They are the relay's format's own, not the provider's:
+   * namespaced `chat-events`, apart from the `provider-metadata` events the server relays as they came.
+   */
+  private keepNewerFields(event: ChatEvent, payload: JsonObject): void {
+    switch (event.type) {
+      case 'tool-call-delta':
+      case 'tool-call-end':
+        return this.keepUnmapped(payload, MAPPED_EVENT[event.type], { choice: event.choice, call: event.index });
+      case 'tool-call':
+      case 'tool-call-incomplete': {
+        const place = { choice: event.choice, call: event.call.index };
+        this.keepUnmapped(payload, MAPPED_EVENT[event.type], place);
+        // Checked by `readEvent`: an object.
+        return this.keepUnmapped(
+          payload['call'] as JsonObject,
+          event.type === 'tool-call' ? MAPPED_TOOL_CALL : MAPPED_INCOMPLETE_CALL,
+          place,
+        );
+      }
+      case 'provider-tool-call': {
+        const place = { choice: event.choice };
+        this.keepUnmapped(payload, MAPPED_EVENT[event.type], place);
+        return this.keepUnmapped(payload['call'] as JsonObject, MAPPED_PROVIDER_TOOL_CALL, place);
+      }
+      case 'provider-metadata': {
+        const { choice, call } = event;
+        return this.keepUnmapped(
+          payload,
+          MAPPED_EVENT[event.type],
+          choice === undefined ? {} : call === undefined ? { choice } : { choice, call },
+        );
+      }
+      default: {
+        const place: MetadataPlace = 'choice' in event && event.choice !== undefined ? { choice: event.choice } : {};
+        return this.keepUnmapped(payload, MAPPED_EVENT[event.type], place);
+      }
+    }
+  }
+
+  /** A call's `providerMetadata` (what `groupToolCallsByIndex` showed on it): an object of objects, copied. */
+  private providerMetadata(call: JsonObject): ProviderMetadata {
+    const metadata = this.fields.objectField(call, 'call.providerMetadata');
+    for (const [provider, fields] of Object.entries(metadata)) {
+      if (!isJsonObject(fields)) throw this.protocolError(`call.providerMetadata.${provider} is ${describeValue(fields)}, not an object`);
+    }
+    return copyJson(metadata) as ProviderMetadata;
   }
 
   /** Counts a call the first time it is seen, against `maxToolCalls`. */
@@ -137,6 +196,7 @@ export class ChatEventsParser extends JsonDialectParser {
             arguments: this.fields.textField(call, 'call.arguments'),
             // A copy: the payload's objects are reused for the next frame.
             args: copyJson(call['args'] ?? {}),
+            ...(call['providerMetadata'] === undefined ? {} : { providerMetadata: this.providerMetadata(call) }),
           },
         };
       }

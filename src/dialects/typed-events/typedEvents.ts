@@ -6,6 +6,16 @@ import { JsonDialectParser } from '../base/JsonDialectParser.js';
 import { describeValue, hasError } from '../base/payloadValues.js';
 
 /**
+ * The fields this dialect reads in each kind of event (`type` names the event). Every other field is
+ * kept as `providerMetadata['typed-events']`: a `text` event's on the choice (the format has one),
+ * a call event's on the call it names.
+ */
+const MAPPED_TEXT: ReadonlySet<string> = new Set(['type', 'delta']);
+const MAPPED_CALL_START: ReadonlySet<string> = new Set(['type', 'index', 'id', 'name']);
+const MAPPED_CALL_DELTA: ReadonlySet<string> = new Set(['type', 'index', 'args']);
+const MAPPED_CALL_END: ReadonlySet<string> = new Set(['type', 'index']);
+
+/**
  * A small typed-event stream: each SSE `data:` is one JSON event,
  * `{"type":"text","delta"}`, `{"type":"tool_call_start","index","id","name"}`,
  * `{"type":"tool_call_delta","index","args"}`, `{"type":"tool_call_end","index"}`, and the stream
@@ -21,8 +31,9 @@ import { describeValue, hasError } from '../base/payloadValues.js';
  * inside the call), is a `StreamClosedEarlyError`; a delta or an end for a call that never started,
  * a second start of one index, or a fragment after a call ended is a `ProtocolError`; an error
  * payload (`{"type":"error"}`, `{"error": ...}`, `event: error`) is a `ProviderError`. Unknown event
- * types and fields are ignored; frames after `[DONE]` are ignored (under `strict`, a
- * `ProtocolError`).
+ * types are ignored; fields an event has beside the ones read are kept as
+ * `providerMetadata['typed-events']` of the choice (`text`) or of the call (`tool_call_*`). Frames
+ * after `[DONE]` are ignored (under `strict`, a `ProtocolError`).
  *
  * @example
  * ```ts
@@ -50,6 +61,7 @@ export class TypedEventsParser extends JsonDialectParser {
         const delta = payload['delta'];
         if (typeof delta !== 'string') throw this.protocolError(`text.delta is ${describeValue(delta)}, not text`);
         if (delta !== '') this.emit({ type: 'content', choice: 0, text: delta });
+        this.keepUnmapped(payload, MAPPED_TEXT, { choice: 0 });
         break;
       }
       case 'tool_call_start':
@@ -62,6 +74,8 @@ export class TypedEventsParser extends JsonDialectParser {
         const call = this.openCall(payload, 'tool_call_end');
         call.open = false;
         this.openCalls--;
+        // Kept before the end: groupToolCallsByIndex shows the call's metadata on the tool-call it emits there.
+        this.keepUnmapped(payload, MAPPED_CALL_END, { choice: 0, call: call.index });
         this.emit({ type: 'tool-call-end', choice: 0, index: call.index });
         break;
       }
@@ -102,6 +116,7 @@ export class TypedEventsParser extends JsonDialectParser {
     this.calls.set(streamIndex, { index, open: true });
     this.openCalls++;
     this.emit({ type: 'tool-call-delta', choice: 0, index, id, name, arguments: '' });
+    this.keepUnmapped(payload, MAPPED_CALL_START, { choice: 0, call: index });
   }
 
   private readDelta(payload: JsonObject): void {
@@ -114,6 +129,7 @@ export class TypedEventsParser extends JsonDialectParser {
     else if (isJsonObject(args)) fragment = this.serialize(args, `tool_call_delta ${call.index}: args`);
     else throw this.protocolError(`tool_call_delta ${call.index}: args is ${describeValue(args)}`);
     this.emit({ type: 'tool-call-delta', choice: 0, index: call.index, arguments: fragment });
+    this.keepUnmapped(payload, MAPPED_CALL_DELTA, { choice: 0, call: call.index });
   }
 
   private openCall(payload: JsonObject, what: string): { readonly index: number; open: boolean } {
