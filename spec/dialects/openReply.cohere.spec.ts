@@ -85,8 +85,12 @@ describe('cohere keeps every field it does not map, where it arrived', () => {
     event('tool-call-delta', { index: 0, delta: { message: { tool_calls: { function: { arguments: '{"city":"Madrid"}' } } } } }),
     event('tool-call-end', { index: 0 }),
     end('TOOL_CALL', { model_version: 'command-a-03-2025' }),
-  ];
-  const REPLY = { cohere: { trace_id: 't-1', logprobs: LOGPROBS, plan_id: 'p-1', model_version: 'command-a-03-2025' } };
+  ].map(
+    // Each event also carries a field named after its type, so that each event's own keeping is seen.
+    (f): SseFrame => frame({ ...(JSON.parse(f.data) as Record<string, unknown>), [`seen_${f.event}`]: true }, f.event),
+  );
+  const SEEN = Object.fromEntries(frames.map((f) => [`seen_${f.event}`, true]));
+  const REPLY = { cohere: { trace_id: 't-1', logprobs: LOGPROBS, plan_id: 'p-1', model_version: 'command-a-03-2025', ...SEEN } };
   const CHOICE = { cohere: { annotations: [], lang: 'en', confidence: 0.9, plan_step: 1 } };
   const CALL = { cohere: { origin: 'm', strict: true } };
   const expectKept = (completion: Completion | undefined) => {
