@@ -4,14 +4,13 @@ import { decodeUtf8 } from '../../src/frames/decodeUtf8';
 import { sseFrames } from '../../src/frames/sseFrames';
 import { anthropic } from '../../src/dialects/anthropic/anthropic';
 import { autoDialect } from '../../src/dialects/auto';
-import { DialectFactory } from '../../src/dialects/Dialect';
 import { assembleChunks } from '../../src/reply/assembleChunks';
-import { CompletionTracker } from '../../src/reply/CompletionTracker';
 import { groupToolCallsByIndex } from '../../src/reply/groupToolCallsByIndex';
 import { Completion } from '../../src/types/events';
 import { collectSync } from '../support/collect';
 import { assembleText, CHUNK_SIZES } from '../support/dialect';
 import { frame } from '../support/frames';
+import { complete } from '../support/complete';
 
 // What Anthropic's Messages stream sends that the dialect does not map is kept where it arrived: an
 // event's own fields, the message's (message_start) and its changes (message_delta's delta) on the
@@ -21,19 +20,6 @@ import { frame } from '../support/frames';
 // documents that the completion has no field for (the message's `container` and `stop_sequence`,
 // `context_management`, a tool call's `caller`, an MCP block's `server_name` and `is_error`) and
 // unknown ones at the levels that document none.
-
-/** Frames through a dialect and a tracker: the completion, or the error. */
-function complete(dialect: DialectFactory, frames: readonly SseFrame[]): { completion?: Completion; error?: unknown } {
-  const tracker = new CompletionTracker();
-  const parser = dialect((event) => tracker.apply(event), {});
-  try {
-    for (const f of frames) parser.push(f);
-    parser.end();
-    return { completion: tracker.complete() };
-  } catch (error) {
-    return { error };
-  }
-}
 
 const sse = (frames: readonly SseFrame[]): string =>
   frames.map((f) => `${f.event === 'message' ? '' : `event: ${f.event}\n`}data: ${f.data}\n\n`).join('');

@@ -3,16 +3,14 @@ import { SseFrame } from '../../src/frames/SseParser';
 import { awsEventStreamFrames } from '../../src/frames/awsEventStreamFrames';
 import { autoDialect } from '../../src/dialects/auto';
 import { bedrockConverse } from '../../src/dialects/bedrock-converse/bedrockConverse';
-import { DialectFactory } from '../../src/dialects/Dialect';
 import { assembleChunks } from '../../src/reply/assembleChunks';
-import { CompletionTracker } from '../../src/reply/CompletionTracker';
 import { groupToolCallsByIndex } from '../../src/reply/groupToolCallsByIndex';
-import { Completion } from '../../src/types/events';
 import { assembleBedrock, converseStream } from '../support/awsEventStream';
 import { chunksOf } from '../support/chunking';
 import { collectSync } from '../support/collect';
 import { assembleText, CHUNK_SIZES } from '../support/dialect';
 import { frame } from '../support/frames';
+import { complete } from '../support/complete';
 
 // What bedrock-converse keeps of the fields it does not map, and where: `metadata`'s on the reply,
 // the message's own events' (`messageStart`, `messageStop`) and its text and reasoning blocks' on
@@ -20,19 +18,6 @@ import { frame } from '../support/frames';
 // (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ConverseStreamOutput.html and
 // the event shapes it links); each carries Bedrock's padding `p`, which is never kept, and a field
 // the completion has no place for, documented or unknown.
-
-/** Frames through a dialect and a tracker: the completion, or the error. */
-function complete(dialect: DialectFactory, frames: readonly SseFrame[]): { completion?: Completion; error?: unknown } {
-  const tracker = new CompletionTracker();
-  const parser = dialect((event) => tracker.apply(event), {});
-  try {
-    for (const f of frames) parser.push(f);
-    parser.end();
-    return { completion: tracker.complete() };
-  } catch (error) {
-    return { error };
-  }
-}
 
 /** The events as SSE text (the dialect reads each frame's event name and JSON, whatever framed them). */
 const sse = (events: ReadonlyArray<readonly [string, unknown]>): string =>

@@ -4,31 +4,17 @@ import { decodeUtf8 } from '../../src/frames/decodeUtf8';
 import { sseFrames } from '../../src/frames/sseFrames';
 import { cohere } from '../../src/dialects/cohere/cohere';
 import { autoDialect } from '../../src/dialects/auto';
-import { DialectFactory } from '../../src/dialects/Dialect';
 import { assembleChunks } from '../../src/reply/assembleChunks';
 import { groupToolCallsByIndex } from '../../src/reply/groupToolCallsByIndex';
-import { CompletionTracker } from '../../src/reply/CompletionTracker';
 import { Completion } from '../../src/types/events';
 import { collectSync } from '../support/collect';
 import { assembleText, CHUNK_SIZES } from '../support/dialect';
 import { frame } from '../support/frames';
+import { complete } from '../support/complete';
 
 // Cohere's v2 stream keeps what it does not map as `providerMetadata.cohere`, where it arrived: an
 // event's fields and message-end's delta fields on the reply; `delta.message`'s, a content object's
 // and a citation's on the choice; a tool call's and its function's on the call.
-
-/** Frames through a dialect and a tracker: the completion, or the error. */
-function complete(dialect: DialectFactory, frames: readonly SseFrame[]): { completion?: Completion; error?: unknown } {
-  const tracker = new CompletionTracker();
-  const parser = dialect((event) => tracker.apply(event), {});
-  try {
-    for (const f of frames) parser.push(f);
-    parser.end();
-    return { completion: tracker.complete() };
-  } catch (error) {
-    return { error };
-  }
-}
 
 const sse = (frames: readonly SseFrame[]): string =>
   frames.map((f) => `${f.event === 'message' ? '' : `event: ${f.event}\n`}data: ${f.data}\n\n`).join('');

@@ -5,13 +5,11 @@ import { sseFrames } from '../../src/frames/sseFrames';
 import { autoDialect } from '../../src/dialects/auto';
 import { gemini } from '../../src/dialects/gemini/gemini';
 import { assembleChunks } from '../../src/reply/assembleChunks';
-import { CompletionTracker } from '../../src/reply/CompletionTracker';
 import { groupToolCallsByIndex } from '../../src/reply/groupToolCallsByIndex';
-import { DialectFactory } from '../../src/dialects/Dialect';
-import { Completion } from '../../src/types/events';
 import { collectSync } from '../support/collect';
 import { assembleText, CHUNK_SIZES } from '../support/dialect';
 import { frame } from '../support/frames';
+import { complete } from '../support/complete';
 
 // What gemini keeps of the fields it does not map, and where: the chunk's on the reply, a candidate's
 // (its content's, its parts', its grounding's beside the chunks and supports) on the choice, and a
@@ -19,19 +17,6 @@ import { frame } from '../support/frames';
 // (https://ai.google.dev/api/generate-content#generatecontentresponse, and Vertex AI's
 // https://cloud.google.com/vertex-ai/docs/reference/rest/v1/GenerateContentResponse): a documented
 // field the completion has no place for at every level, and an unknown one beside it.
-
-/** Frames through a dialect and a tracker: the completion, or the error. */
-function complete(dialect: DialectFactory, frames: readonly SseFrame[]): { completion?: Completion; error?: unknown } {
-  const tracker = new CompletionTracker();
-  const parser = dialect((event) => tracker.apply(event), {});
-  try {
-    for (const f of frames) parser.push(f);
-    parser.end();
-    return { completion: tracker.complete() };
-  } catch (error) {
-    return { error };
-  }
-}
 
 /** Frames as Gemini's SSE writes them: `data: <chunk>`, CRLF, a blank line. */
 const sse = (frames: readonly SseFrame[]): string => frames.map((f) => `data: ${f.data}\r\n\r\n`).join('');

@@ -1,27 +1,11 @@
-import { SseFrame } from '../../src/frames/SseParser';
 import { llamacppCompletion } from '../../src/dialects/llamacpp-completion/llamacppCompletion';
 import { autoDialect } from '../../src/dialects/auto';
-import { DialectFactory } from '../../src/dialects/Dialect';
-import { CompletionTracker } from '../../src/reply/CompletionTracker';
-import { Completion } from '../../src/types/events';
 import { assembleText, CHUNK_SIZES } from '../support/dialect';
 import { frame } from '../support/frames';
+import { complete } from '../support/complete';
 
 // llama.cpp's native /completion stream has one level, the chunk: what it does not map is kept as
 // `providerMetadata.llamacpp` of the reply. `tokens`, the ids of a chunk's own text, is not kept.
-
-/** Frames through a dialect and a tracker: the completion, or the error. */
-function complete(dialect: DialectFactory, frames: readonly SseFrame[]): { completion?: Completion; error?: unknown } {
-  const tracker = new CompletionTracker();
-  const parser = dialect((event) => tracker.apply(event), {});
-  try {
-    for (const f of frames) parser.push(f);
-    parser.end();
-    return { completion: tracker.complete() };
-  } catch (error) {
-    return { error };
-  }
-}
 
 const sse = (payloads: readonly object[]): string => payloads.map((payload) => `data: ${JSON.stringify(payload)}\n\n`).join('');
 

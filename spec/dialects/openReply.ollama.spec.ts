@@ -1,34 +1,19 @@
 import { of, toArray } from 'rxjs';
-import { SseFrame } from '../../src/frames/SseParser';
 import { decodeUtf8 } from '../../src/frames/decodeUtf8';
 import { ndjsonFrames } from '../../src/frames/ndjsonFrames';
 import { ollama } from '../../src/dialects/ollama/ollama';
 import { autoDialect } from '../../src/dialects/auto';
-import { DialectFactory } from '../../src/dialects/Dialect';
 import { assembleChunks } from '../../src/reply/assembleChunks';
 import { groupToolCallsByIndex } from '../../src/reply/groupToolCallsByIndex';
-import { CompletionTracker } from '../../src/reply/CompletionTracker';
 import { Completion } from '../../src/types/events';
 import { collectSync } from '../support/collect';
 import { assembleText, CHUNK_SIZES } from '../support/dialect';
 import { frame } from '../support/frames';
+import { complete } from '../support/complete';
 
 // Ollama's native stream keeps what it does not map as `providerMetadata.ollama`, where it arrived:
 // a line's fields on the reply, `message`'s on the choice, a call's and its `function`'s on the call.
 // `created_at`, the time of each line, carries nothing of the reply and is not kept.
-
-/** Frames through a dialect and a tracker: the completion, or the error. */
-function complete(dialect: DialectFactory, frames: readonly SseFrame[]): { completion?: Completion; error?: unknown } {
-  const tracker = new CompletionTracker();
-  const parser = dialect((event) => tracker.apply(event), {});
-  try {
-    for (const f of frames) parser.push(f);
-    parser.end();
-    return { completion: tracker.complete() };
-  } catch (error) {
-    return { error };
-  }
-}
 
 const ndjson = (lines: readonly object[]): string => lines.map((line) => `${JSON.stringify(line)}\n`).join('');
 const NDJSON = { framing: 'ndjson' } as const;

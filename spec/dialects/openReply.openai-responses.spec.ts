@@ -4,14 +4,13 @@ import { decodeUtf8 } from '../../src/frames/decodeUtf8';
 import { sseFrames } from '../../src/frames/sseFrames';
 import { openaiResponses } from '../../src/dialects/openai-responses/openaiResponses';
 import { autoDialect } from '../../src/dialects/auto';
-import { DialectFactory } from '../../src/dialects/Dialect';
 import { assembleChunks } from '../../src/reply/assembleChunks';
-import { CompletionTracker } from '../../src/reply/CompletionTracker';
 import { groupToolCallsByIndex } from '../../src/reply/groupToolCallsByIndex';
 import { Completion } from '../../src/types/events';
 import { collectSync } from '../support/collect';
 import { assembleText, CHUNK_SIZES, eventsOfType } from '../support/dialect';
 import { frame } from '../support/frames';
+import { complete } from '../support/complete';
 
 // What `openai-responses` does not map is kept where it arrived: the lifecycle events and the
 // `response` object they repeat on the reply (the last value of each field), the text events, content
@@ -20,19 +19,6 @@ import { frame } from '../support/frames';
 // names at every level.
 
 type Payload = Record<string, unknown>;
-
-/** Frames through a dialect and a tracker: the completion, or the error. */
-function complete(dialect: DialectFactory, frames: readonly SseFrame[]): { completion?: Completion; error?: unknown } {
-  const tracker = new CompletionTracker();
-  const parser = dialect((event) => tracker.apply(event), {});
-  try {
-    for (const f of frames) parser.push(f);
-    parser.end();
-    return { completion: tracker.complete() };
-  } catch (error) {
-    return { error };
-  }
-}
 
 /** Named events whose `type` repeats the name and whose `sequence_number` counts from 0, as OpenAI sends them. */
 const framesOf = (payloads: readonly Payload[]): SseFrame[] =>

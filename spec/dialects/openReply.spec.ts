@@ -14,29 +14,15 @@ import { cohere } from '../../src/dialects/cohere/cohere';
 import { DialectFactory } from '../../src/dialects/Dialect';
 import { gemini } from '../../src/dialects/gemini/gemini';
 import { openaiResponses } from '../../src/dialects/openai-responses/openaiResponses';
-import { CompletionTracker } from '../../src/reply/CompletionTracker';
-import { Completion } from '../../src/types/events';
 import { assembleText, CHUNK_SIZES } from '../support/dialect';
 import { frame } from '../support/frames';
+import { complete } from '../support/complete';
 
 // The open reply, dialect by dialect: an output item of a kind the dialect does not read is kept on
 // the choice (`providerMetadata.<provider>.items`) and counts as output, so a reply of only such an
 // item is whole, and a reply cut after it carries it in its partial. Each stream
 // is written from the format's documented events, with a kind of item the dialect does not read.
 // Fields a dialect does not map: `openai-chat` below, and spec/reply/providerMetadata.spec.ts.
-
-/** Frames through a dialect and a tracker: the completion, or the error. */
-function complete(dialect: DialectFactory, frames: readonly SseFrame[]): { completion?: Completion; error?: unknown } {
-  const tracker = new CompletionTracker();
-  const parser = dialect((event) => tracker.apply(event), {});
-  try {
-    for (const f of frames) parser.push(f);
-    parser.end();
-    return { completion: tracker.complete() };
-  } catch (error) {
-    return { error };
-  }
-}
 
 const sse = (frames: readonly SseFrame[]): string =>
   frames.map((f) => `${f.event === 'message' ? '' : `event: ${f.event}\n`}data: ${f.data}\n\n`).join('');

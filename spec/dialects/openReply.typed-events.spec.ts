@@ -3,32 +3,18 @@ import { SseFrame } from '../../src/frames/SseParser';
 import { decodeUtf8 } from '../../src/frames/decodeUtf8';
 import { sseFrames } from '../../src/frames/sseFrames';
 import { autoDialect } from '../../src/dialects/auto';
-import { DialectFactory } from '../../src/dialects/Dialect';
 import { typedEvents } from '../../src/dialects/typed-events/typedEvents';
 import { assembleChunks } from '../../src/reply/assembleChunks';
-import { CompletionTracker } from '../../src/reply/CompletionTracker';
 import { groupToolCallsByIndex } from '../../src/reply/groupToolCallsByIndex';
 import { Completion } from '../../src/types/events';
 import { collectSync } from '../support/collect';
 import { assembleText, CHUNK_SIZES } from '../support/dialect';
 import { frame } from '../support/frames';
+import { complete } from '../support/complete';
 
 // The typed-event stream keeps what an event carries beside the fields the dialect reads, as
 // `providerMetadata['typed-events']`: a `text` event's on the choice (the format has one), a
 // `tool_call_*` event's on the call it names.
-
-/** Frames through a dialect and a tracker: the completion, or the error. */
-function complete(dialect: DialectFactory, frames: readonly SseFrame[]): { completion?: Completion; error?: unknown } {
-  const tracker = new CompletionTracker();
-  const parser = dialect((event) => tracker.apply(event), {});
-  try {
-    for (const f of frames) parser.push(f);
-    parser.end();
-    return { completion: tracker.complete() };
-  } catch (error) {
-    return { error };
-  }
-}
 
 const sse = (frames: readonly SseFrame[]): string =>
   frames.map((f) => `${f.event === 'message' ? '' : `event: ${f.event}\n`}data: ${f.data}\n\n`).join('');
