@@ -1,14 +1,9 @@
-import { of, toArray } from 'rxjs';
 import { SseFrame } from '../../src/frames/SseParser';
-import { decodeUtf8 } from '../../src/frames/decodeUtf8';
-import { sseFrames } from '../../src/frames/sseFrames';
 import { aiSdkUi } from '../../src/dialects/ai-sdk-ui/aiSdkUi';
-import { assembleChunks } from '../../src/reply/assembleChunks';
-import { groupToolCallsByIndex } from '../../src/reply/groupToolCallsByIndex';
 import { Completion } from '../../src/types/events';
-import { collectSync } from '../support/collect';
 import { assembleText, CHUNK_SIZES } from '../support/dialect';
 import { frame } from '../support/frames';
+import { groupedEvents } from '../support/complete';
 
 // The AI SDK's UI message stream keeps what a chunk carries beside the fields the dialect reads, as
 // `providerMetadata['ai-sdk']`: a `start` or `finish` chunk's on the reply, a tool chunk's on its
@@ -74,16 +69,8 @@ describe('ai-sdk-ui keeps every field it does not map, where it arrived', () => 
   });
 
   it('on the tool-call event that groupToolCallsByIndex emits when the input is available', () => {
-    const outcome = collectSync(
-      of(new TextEncoder().encode(sse(frames))).pipe(
-        decodeUtf8(),
-        sseFrames(),
-        assembleChunks({ dialect: aiSdkUi }),
-        groupToolCallsByIndex(),
-        toArray(),
-      ),
-    );
-    expect(outcome.values[0]!.filter((event) => event.type === 'tool-call')).toEqual([
+    const events = groupedEvents(sse(frames), aiSdkUi);
+    expect(events.filter((event) => event.type === 'tool-call')).toEqual([
       {
         type: 'tool-call',
         choice: 0,

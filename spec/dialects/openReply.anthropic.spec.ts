@@ -1,16 +1,10 @@
-import { of, toArray } from 'rxjs';
 import { SseFrame } from '../../src/frames/SseParser';
-import { decodeUtf8 } from '../../src/frames/decodeUtf8';
-import { sseFrames } from '../../src/frames/sseFrames';
 import { anthropic } from '../../src/dialects/anthropic/anthropic';
 import { autoDialect } from '../../src/dialects/auto';
-import { assembleChunks } from '../../src/reply/assembleChunks';
-import { groupToolCallsByIndex } from '../../src/reply/groupToolCallsByIndex';
 import { Completion } from '../../src/types/events';
-import { collectSync } from '../support/collect';
 import { assembleText, CHUNK_SIZES } from '../support/dialect';
 import { frame } from '../support/frames';
-import { complete } from '../support/complete';
+import { complete, groupedEvents } from '../support/complete';
 
 // What Anthropic's Messages stream sends that the dialect does not map is kept where it arrived: an
 // event's own fields, the message's (message_start) and its changes (message_delta's delta) on the
@@ -116,16 +110,8 @@ describe('anthropic keeps every field it does not map, where it arrived', () => 
   });
 
   it("on the tool-call event that groupToolCallsByIndex emits at the block's stop", () => {
-    const outcome = collectSync(
-      of(new TextEncoder().encode(sse(frames))).pipe(
-        decodeUtf8(),
-        sseFrames(),
-        assembleChunks({ dialect: anthropic }),
-        groupToolCallsByIndex(),
-        toArray(),
-      ),
-    );
-    expect(outcome.values[0]!.filter((event) => event.type === 'tool-call')).toEqual([
+    const events = groupedEvents(sse(frames), anthropic);
+    expect(events.filter((event) => event.type === 'tool-call')).toEqual([
       {
         type: 'tool-call',
         choice: 0,

@@ -14,6 +14,7 @@ import { toMessageEvents } from '../../src/ui/toMessageEvents';
 import { collectSync } from '../support/collect';
 import { assembleText, CHUNK_SIZES } from '../support/dialect';
 import { frame } from '../support/frames';
+import { groupedEvents } from '../support/complete';
 
 // This library's own events, read back by a relay's client, keep the fields a newer version of the
 // library writes and this one does not know, as `providerMetadata['chat-events']` of the place the
@@ -102,17 +103,8 @@ describe('chat-events keeps every field of a newer version, where its event belo
   });
 
   it('on the tool-call event that groupToolCallsByIndex emits at the end of the call', () => {
-    const outcome = collectSync(
-      of(new TextEncoder().encode(sse(frames))).pipe(
-        decodeUtf8(),
-        sseFrames(),
-        assembleChunks({ dialect: chatEvents }),
-        groupToolCallsByIndex(),
-        toArray(),
-      ),
-    );
-    expect(outcome.error).toBeUndefined();
-    expect(outcome.values[0]!.filter((e) => e.type === 'tool-call')).toEqual([
+    const events = groupedEvents(sse(frames), chatEvents);
+    expect(events.filter((e) => e.type === 'tool-call')).toEqual([
       {
         type: 'tool-call',
         choice: 0,

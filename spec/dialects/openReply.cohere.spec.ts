@@ -1,16 +1,10 @@
-import { of, toArray } from 'rxjs';
 import { SseFrame } from '../../src/frames/SseParser';
-import { decodeUtf8 } from '../../src/frames/decodeUtf8';
-import { sseFrames } from '../../src/frames/sseFrames';
 import { cohere } from '../../src/dialects/cohere/cohere';
 import { autoDialect } from '../../src/dialects/auto';
-import { assembleChunks } from '../../src/reply/assembleChunks';
-import { groupToolCallsByIndex } from '../../src/reply/groupToolCallsByIndex';
 import { Completion } from '../../src/types/events';
-import { collectSync } from '../support/collect';
 import { assembleText, CHUNK_SIZES } from '../support/dialect';
 import { frame } from '../support/frames';
-import { complete } from '../support/complete';
+import { complete, groupedEvents } from '../support/complete';
 
 // Cohere's v2 stream keeps what it does not map as `providerMetadata.cohere`, where it arrived: an
 // event's fields and message-end's delta fields on the reply; `delta.message`'s, a content object's
@@ -101,16 +95,8 @@ describe('cohere keeps every field it does not map, where it arrived', () => {
   });
 
   it('on the tool-call event that groupToolCallsByIndex emits at tool-call-end', () => {
-    const outcome = collectSync(
-      of(new TextEncoder().encode(sse(frames))).pipe(
-        decodeUtf8(),
-        sseFrames(),
-        assembleChunks({ dialect: cohere }),
-        groupToolCallsByIndex(),
-        toArray(),
-      ),
-    );
-    const calls = outcome.values[0]!.filter((e) => e.type === 'tool-call');
+    const events = groupedEvents(sse(frames), cohere);
+    const calls = events.filter((e) => e.type === 'tool-call');
     expect(calls).toEqual([
       {
         type: 'tool-call',

@@ -1,15 +1,9 @@
-import { of, toArray } from 'rxjs';
 import { SseFrame } from '../../src/frames/SseParser';
-import { decodeUtf8 } from '../../src/frames/decodeUtf8';
-import { sseFrames } from '../../src/frames/sseFrames';
 import { autoDialect } from '../../src/dialects/auto';
 import { gemini } from '../../src/dialects/gemini/gemini';
-import { assembleChunks } from '../../src/reply/assembleChunks';
-import { groupToolCallsByIndex } from '../../src/reply/groupToolCallsByIndex';
-import { collectSync } from '../support/collect';
 import { assembleText, CHUNK_SIZES } from '../support/dialect';
 import { frame } from '../support/frames';
-import { complete } from '../support/complete';
+import { complete, groupedEvents } from '../support/complete';
 
 // What gemini keeps of the fields it does not map, and where: the chunk's on the reply, a candidate's
 // (its content's, its parts', its grounding's beside the chunks and supports) on the choice, and a
@@ -79,16 +73,8 @@ describe('gemini keeps every field it does not map, where it arrived', () => {
   });
 
   it('on the tool-call event that groupToolCallsByIndex emits, as on the completion', () => {
-    const outcome = collectSync(
-      of(new TextEncoder().encode(sse(frames))).pipe(
-        decodeUtf8(),
-        sseFrames(),
-        assembleChunks({ dialect: gemini }),
-        groupToolCallsByIndex(),
-        toArray(),
-      ),
-    );
-    expect(outcome.values[0]!.filter((event) => event.type === 'tool-call')).toEqual([
+    const events = groupedEvents(sse(frames), gemini);
+    expect(events.filter((event) => event.type === 'tool-call')).toEqual([
       {
         type: 'tool-call',
         choice: 0,

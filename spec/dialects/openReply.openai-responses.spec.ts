@@ -1,16 +1,10 @@
-import { of, toArray } from 'rxjs';
 import { SseFrame } from '../../src/frames/SseParser';
-import { decodeUtf8 } from '../../src/frames/decodeUtf8';
-import { sseFrames } from '../../src/frames/sseFrames';
 import { openaiResponses } from '../../src/dialects/openai-responses/openaiResponses';
 import { autoDialect } from '../../src/dialects/auto';
-import { assembleChunks } from '../../src/reply/assembleChunks';
-import { groupToolCallsByIndex } from '../../src/reply/groupToolCallsByIndex';
 import { Completion } from '../../src/types/events';
-import { collectSync } from '../support/collect';
 import { assembleText, CHUNK_SIZES, eventsOfType } from '../support/dialect';
 import { frame } from '../support/frames';
-import { complete } from '../support/complete';
+import { complete, groupedEvents } from '../support/complete';
 
 // What `openai-responses` does not map is kept where it arrived: the lifecycle events and the
 // `response` object they repeat on the reply (the last value of each field), the text events, content
@@ -202,16 +196,8 @@ describe('openai-responses keeps every field it does not map, where it arrived',
   });
 
   it('on the tool-call event that groupToolCallsByIndex emits, as on the completion', () => {
-    const outcome = collectSync(
-      of(new TextEncoder().encode(sse(frames))).pipe(
-        decodeUtf8(),
-        sseFrames(),
-        assembleChunks({ dialect: openaiResponses }),
-        groupToolCallsByIndex(),
-        toArray(),
-      ),
-    );
-    expect(outcome.values[0]!.filter((event) => event.type === 'tool-call')).toEqual([
+    const events = groupedEvents(sse(frames), openaiResponses);
+    expect(events.filter((event) => event.type === 'tool-call')).toEqual([
       {
         type: 'tool-call',
         choice: 0,

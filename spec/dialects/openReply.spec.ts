@@ -1,11 +1,5 @@
-import { of, toArray } from 'rxjs';
 import { SseFrame } from '../../src/frames/SseParser';
-import { decodeUtf8 } from '../../src/frames/decodeUtf8';
-import { sseFrames } from '../../src/frames/sseFrames';
 import { openaiChat } from '../../src/dialects/openai-chat/openaiChat';
-import { assembleChunks } from '../../src/reply/assembleChunks';
-import { groupToolCallsByIndex } from '../../src/reply/groupToolCallsByIndex';
-import { collectSync } from '../support/collect';
 import { aiSdkUi } from '../../src/dialects/ai-sdk-ui/aiSdkUi';
 import { anthropic } from '../../src/dialects/anthropic/anthropic';
 import { autoDialect } from '../../src/dialects/auto';
@@ -16,7 +10,7 @@ import { gemini } from '../../src/dialects/gemini/gemini';
 import { openaiResponses } from '../../src/dialects/openai-responses/openaiResponses';
 import { assembleText, CHUNK_SIZES } from '../support/dialect';
 import { frame } from '../support/frames';
-import { complete } from '../support/complete';
+import { complete, groupedEvents } from '../support/complete';
 
 // The open reply, dialect by dialect: an output item of a kind the dialect does not read is kept on
 // the choice (`providerMetadata.<provider>.items`) and counts as output, so a reply of only such an
@@ -207,16 +201,8 @@ describe('openai-chat keeps every field it does not map, where it arrived', () =
   });
 
   it('on the tool-call event that groupToolCallsByIndex emits, as on the completion', () => {
-    const outcome = collectSync(
-      of(new TextEncoder().encode(sse(frames))).pipe(
-        decodeUtf8(),
-        sseFrames(),
-        assembleChunks({ dialect: openaiChat }),
-        groupToolCallsByIndex(),
-        toArray(),
-      ),
-    );
-    const calls = outcome.values[0]!.filter((event) => event.type === 'tool-call');
+    const events = groupedEvents(sse(frames), openaiChat);
+    const calls = events.filter((event) => event.type === 'tool-call');
     expect(calls).toEqual([
       { type: 'tool-call', choice: 0, call: { index: 0, id: 'call_1', name: 'f', arguments: '{}', args: {}, providerMetadata: SIGNATURE } },
     ]);

@@ -1,16 +1,10 @@
-import { of, toArray } from 'rxjs';
 import { SseFrame } from '../../src/frames/SseParser';
-import { decodeUtf8 } from '../../src/frames/decodeUtf8';
-import { sseFrames } from '../../src/frames/sseFrames';
 import { autoDialect } from '../../src/dialects/auto';
 import { typedEvents } from '../../src/dialects/typed-events/typedEvents';
-import { assembleChunks } from '../../src/reply/assembleChunks';
-import { groupToolCallsByIndex } from '../../src/reply/groupToolCallsByIndex';
 import { Completion } from '../../src/types/events';
-import { collectSync } from '../support/collect';
 import { assembleText, CHUNK_SIZES } from '../support/dialect';
 import { frame } from '../support/frames';
-import { complete } from '../support/complete';
+import { complete, groupedEvents } from '../support/complete';
 
 // The typed-event stream keeps what an event carries beside the fields the dialect reads, as
 // `providerMetadata['typed-events']`: a `text` event's on the choice (the format has one), a
@@ -57,16 +51,8 @@ describe('typed-events keeps every field it does not map, where it arrived', () 
   });
 
   it('on the tool-call event that groupToolCallsByIndex emits at the end, with the fields of the end event', () => {
-    const outcome = collectSync(
-      of(new TextEncoder().encode(sse(frames))).pipe(
-        decodeUtf8(),
-        sseFrames(),
-        assembleChunks({ dialect: typedEvents }),
-        groupToolCallsByIndex(),
-        toArray(),
-      ),
-    );
-    expect(outcome.values[0]!.filter((event) => event.type === 'tool-call')).toEqual([
+    const events = groupedEvents(sse(frames), typedEvents);
+    expect(events.filter((event) => event.type === 'tool-call')).toEqual([
       {
         type: 'tool-call',
         choice: 0,
