@@ -35,11 +35,11 @@ describe('assembleChunks (openai-chat)', () => {
       });
     });
 
-    it('errors with StreamClosedEarlyError when the source completes without [DONE]', () => {
+    it('errors with StreamClosedEarlyError when the source completes without [DONE] (under strict, even after a finish)', () => {
       testScheduler.run(({ cold, expectObservable }) => {
         const source = cold('-a------|', { a: frame(chunk({ content: 'x' }, {}, 'stop')) });
         const error = new StreamClosedEarlyError('the stream ended without [DONE] after 1 frame');
-        expectObservable(source.pipe(assembleChunks())).toBe(
+        expectObservable(source.pipe(assembleChunks({ strict: true }))).toBe(
           '-(sxf)--#',
           {
             s: start,

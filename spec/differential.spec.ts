@@ -356,11 +356,12 @@ describe(`against the official openai SDK ${openaiSdk.version} (ChatCompletionSt
     const DONE = 'data: [DONE]\n\n';
     const call = (index: number, fields: Chunk): Chunk => ({ tool_calls: [{ index, type: 'function', ...fields }] });
 
-    it('a stream without [DONE]: the SDK returns a completion, this library a StreamClosedEarlyError with all as partial', async () => {
-      // The connection closed after the finish chunk. Without the end signal nothing says the reply
-      // is whole: the usage chunk (or more choices) may still have been on the way. The SDK cannot
-      // tell a cut stream from a complete one; this library does not guess, and loses nothing.
-      const bytes = utf8(chunk(0, { role: 'assistant', content: 'Hello' }) + chunk(0, {}, 'stop'));
+    it('cut before the usage it promised, no [DONE]: the SDK returns a completion, this library a StreamClosedEarlyError', async () => {
+      // The connection closed after the finish chunk, and the chunks said `"usage": null`: the server
+      // sends usage last (include_usage), so the usage chunk was still on the way. The SDK cannot tell
+      // a cut stream from a complete one; this library does not guess, and loses nothing. (A reply
+      // that owes nothing more is whole without [DONE]: spec/dialects/fidelity.openai-chat.spec.ts.)
+      const bytes = utf8(chunk(0, { role: 'assistant', content: 'Hello' }, null, { usage: null }) + chunk(0, {}, 'stop', { usage: null }));
       const sdk = await sdkCompletion([bytes]);
       expect(sdk.choices[0]!.message.content).toBe('Hello');
       const error = ours([bytes]).error as StreamClosedEarlyError;

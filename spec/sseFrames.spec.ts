@@ -262,8 +262,12 @@ describe('sseFrames', () => {
       }
     });
 
-    it('ignores a JSON error object on a complete line, as the standard ignores a line with no known field', () => {
-      expect(parse('{"error":{"message":"no"}}\n')).toEqual({ frames: [] });
+    // The line is a field the standard ignores; at the end of a body of no event it is the error it says.
+    it('reads a JSON error object on a complete line, in a body of no event, as the error at the end', () => {
+      const { frames, error } = parse('{"error":{"message":"no"}}\n');
+      expect(frames).toEqual([]);
+      expect(error).toBeInstanceOf(ProviderError);
+      expect((error as ProviderError).message).toBe('the provider answered with an error instead of a stream: no');
     });
 
     it('is a StreamClosedEarlyError for a comment cut mid-line too', () => {

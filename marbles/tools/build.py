@@ -442,7 +442,11 @@ def case_truncated_before_done():
         chunk(cid, GPT, [choice({}, 'stop')]),
         chunk(cid, GPT, [], usage={'prompt_tokens': 12, 'completion_tokens': 5, 'total_tokens': 17}),
     ]
-    return ''.join(event(c) for c in chunks), failure('StreamClosedEarlyError', content='The quick brown fox jumps.')
+    # Only [DONE] is missing: every choice finished and the usage that `usage: null` promised came, so
+    # the reply is whole (the rule for servers that end without [DONE], docs/dialects.md).
+    return ''.join(event(c) for c in chunks), completion(
+        cid, GPT, choice_result(0, content='The quick brown fox jumps.', finish='stop'), usage(12, 5, 17),
+    )
 
 
 def case_truncated_in_arguments():

@@ -234,6 +234,9 @@ class ChoiceAcc:
         self.provider_calls = []  # tools the provider ran itself: {id, name, type, input[, result]}
         self.metadata = {}  # fields of the choice (and its deltas) that the dialect does not map, the last value of each
 
+    def has_output(self):
+        return bool(self.content or self.reasoning or self.refusal or self.calls or self.audio)
+
     def _new_call(self):
         call = ToolCallAcc(len(self.calls))
         self.calls.append(call)
@@ -528,6 +531,7 @@ def run(assembly, body):
 
 OPENAI_FINISH = normalizer({
     'stop': 'stop',
+    'eos_token': 'stop',  # Hugging Face TGI
     'length': 'length',
     'tool_calls': 'tool_calls',
     'function_call': 'tool_calls',
@@ -567,7 +571,7 @@ def openai_token(entry):
 # What `openai-chat` reads at each level of a chunk (or knows to carry nothing: `object`, the padding
 # `obfuscation`, `role`); every other field is kept as providerMetadata.openai where it arrived.
 OPENAI_MAPPED_ENVELOPE = {'id', 'object', 'model', 'choices', 'usage', 'x_groq', 'timings', 'prompt_progress', 'obfuscation'}
-OPENAI_MAPPED_CHOICE = {'index', 'delta', 'logprobs', 'finish_reason', 'text'}
+OPENAI_MAPPED_CHOICE = {'index', 'delta', 'logprobs', 'finish_reason', 'text', 'message'}
 OPENAI_MAPPED_DELTA = {'role', 'content', 'reasoning_content', 'reasoning', 'refusal', 'audio', 'annotations', 'tool_calls', 'function_call'}
 OPENAI_MAPPED_CALL = {'index', 'id', 'type', 'function', 'custom'}
 
@@ -591,11 +595,15 @@ def openai_chunk(assembly, chunk):
             if not isinstance(raw_choice, dict):
                 raise Unsupported('a choice that is not an object')
             index = raw_choice.get('index')
-            choice = assembly.choice(index if is_int(index) else position)
+            key = index if is_int(index) else position
+            had_output = key in assembly.choices and assembly.choices[key].has_output()
+            choice = assembly.choice(key)
             keep_unmapped(choice.metadata, raw_choice, OPENAI_MAPPED_CHOICE)
             delta = raw_choice.get('delta')
             if not isinstance(delta, dict):
-                delta = {}
+                # A whole `message` and no delta: the reply in one chunk; after output, that output repeated.
+                message = raw_choice.get('message')
+                delta = message if isinstance(message, dict) and not had_output else {}
             if isinstance(delta.get('content'), list):
                 raise Unsupported('content as an array of parts')
             if delta.get('function_call') is not None:
@@ -605,6 +613,12 @@ def openai_chunk(assembly, chunk):
             if reasoning_content is not None and reasoning_other is not None:
                 raise Unsupported('both reasoning_content and reasoning in one delta')
             reasoning = reasoning_content if reasoning_content is not None else reasoning_other
+            if reasoning is None and isinstance(delta.get('reasoning_details'), list):
+                # OpenRouter's entries: the text of reasoning.text, the summary of reasoning.summary.
+                pieces = [d.get('text') if d.get('type') == 'reasoning.text' else d.get('summary')
+                          for d in delta['reasoning_details'] if isinstance(d, dict) and d.get('type') in ('reasoning.text', 'reasoning.summary')]
+                joined = ''.join(piece for piece in pieces if isinstance(piece, str))
+                reasoning = joined or None
             if reasoning is not None:
                 choice.reasoning.append(reasoning)
                 carried_reasoning = True
@@ -647,6 +661,10 @@ def openai_chunk(assembly, chunk):
                 if finish == '':
                     raise Unsupported('an empty finish_reason')
                 choice.raw_finish = finish
+    if 'usage' in chunk and chunk['usage'] is None and assembly.usage is None:
+        assembly.usage_owed = True  # usage comes last (include_usage): a stream that ends before it was cut
+    if isinstance(chunk.get('usage'), dict):
+        assembly.usage_owed = False
     openai_usage(assembly, chunk.get('usage'))
     keep_unmapped(assembly.metadata, chunk, OPENAI_MAPPED_ENVELOPE)
     x_groq = chunk.get('x_groq')
@@ -671,9 +689,24 @@ def read_openai_chat(raw):
             chunk = parse_payload(frame.data, f'event {number}')
             if chunk.get('error') is not None:
                 raise Fault('ProviderError', f'event {number} carries an error')
+            x_groq = chunk.get('x_groq')
+            if isinstance(x_groq, dict) and isinstance(x_groq.get('error'), str) and x_groq['error']:
+                raise Fault('ProviderError', f'event {number} stops with x_groq.error')
+            if chunk.get('id') == '':
+                assembly.empty_id = True
             openai_chunk(assembly, chunk)
-        if not done:
-            raise Fault('StreamClosedEarlyError', 'the line was cut' if cut_mid_line else 'no [DONE]')
+        if assembly.id is None and getattr(assembly, 'empty_id', False):
+            assembly.id = ''
+        if done:
+            # [DONE] says the reply is whole: a choice that named no finish ends with stop.
+            for choice in assembly.choices.values():
+                if choice.raw_finish is None:
+                    choice.raw_finish = 'stop'
+        else:
+            # No [DONE]: whole only when cut nowhere (no cut line, every choice finished, no usage owed).
+            finished = assembly.choices and all(c.raw_finish is not None for c in assembly.choices.values())
+            if cut_mid_line or not finished or getattr(assembly, 'usage_owed', False) or assembly.id is None:
+                raise Fault('StreamClosedEarlyError', 'the line was cut' if cut_mid_line else 'no [DONE], and not whole without it')
         if cut_mid_line:
             raise Unsupported('a cut line after [DONE]')
         return assembly.completion(OPENAI_FINISH)

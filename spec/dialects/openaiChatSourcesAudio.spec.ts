@@ -180,23 +180,24 @@ describe('openai-chat dialect: sources, audio, unknown payloads', () => {
       expect(completion).toMatchObject({ finishReason: 'stop', audio: WHOLE });
     });
 
-    it('does not finish a choice whose audio went on after its expiry', () => {
+    // Under strict: without it, [DONE] finishes every choice that named no finish (spec/dialects/fidelity.openai-chat.spec.ts).
+    it('does not finish a choice whose audio went on after its expiry (strict)', () => {
       const text = pieces + expiry + chunk({ index: 0, delta: { audio: { data: 'AAAA' } }, finish_reason: null }, AUDIO) + DONE;
-      const { error } = atEverySize(text);
+      const { error } = atEverySize(text, { dialect: { strict: true } });
       expect(error).toBeInstanceOf(StreamClosedEarlyError);
       expect((error as Error).message).toBe('the stream ended before choice 0 finished');
     });
 
-    it('does not finish a choice whose audio lacked a part (here the transcript) when its expiry came', () => {
+    it('does not finish a choice whose audio lacked a part (here the transcript) when its expiry came (strict)', () => {
       const noTranscript =
         chunk({ index: 0, delta: { role: 'assistant', audio: { id: ID, data: 'CAAI' } }, finish_reason: null }, AUDIO) + expiry + DONE;
-      expect(atEverySize(noTranscript).error).toBeInstanceOf(StreamClosedEarlyError);
+      expect(atEverySize(noTranscript, { dialect: { strict: true } }).error).toBeInstanceOf(StreamClosedEarlyError);
     });
 
-    it('does not take an expiry that came with other delta fields for the end', () => {
+    it('does not take an expiry that came with other delta fields for the end (strict)', () => {
       const withText =
         pieces + chunk({ index: 0, delta: { content: 'x', audio: { expires_at: 1730768595 } }, finish_reason: null }, AUDIO) + DONE;
-      expect(atEverySize(withText).error).toBeInstanceOf(StreamClosedEarlyError);
+      expect(atEverySize(withText, { dialect: { strict: true } }).error).toBeInstanceOf(StreamClosedEarlyError);
     });
 
     it('is a ProtocolError when delta.audio is not an object', () => {

@@ -185,9 +185,26 @@ describe('providerStream: faults', () => {
     },
   );
 
-  it('cut before the end drops exactly the end signal', () => {
+  it('cut before the end drops exactly the end signal; in OpenAI Chat, the finish and usage chunks with [DONE]', () => {
+    // A reply whose choices all finished is whole there without [DONE] (servers that omit it): the
+    // finish chunks, the usage chunk and [DONE] are its end together.
     const body = bodyText(providerStream(WEATHER, 'openai-chat', { fault: 'cut-before-end' }).chunks);
-    expect(bodyText(providerStream(WEATHER, 'openai-chat').chunks)).toBe(`${body}data: [DONE]\n\n`);
+    const full = bodyText(providerStream(WEATHER, 'openai-chat').chunks);
+    expect(full.startsWith(body)).toBe(true);
+    const dropped = full
+      .slice(body.length)
+      .split('\n\n')
+      .filter((event) => event !== '')
+      .map((event) => event.slice('data: '.length));
+    expect(dropped[dropped.length - 1]).toBe('[DONE]');
+    const chunks = dropped.slice(0, -1).map((data) => JSON.parse(data) as { choices: { finish_reason: string | null }[]; usage?: unknown });
+    expect(chunks.map((chunk) => (chunk.choices.length === 0 ? 'usage' : chunk.choices[0]!.finish_reason))).toEqual(
+      WEATHER.usage === undefined ? ['tool_calls'] : ['tool_calls', 'usage'],
+    );
+    const anthropicBody = bodyText(providerStream(WEATHER, 'anthropic', { fault: 'cut-before-end' }).chunks);
+    expect(bodyText(providerStream(WEATHER, 'anthropic').chunks)).toBe(
+      `${anthropicBody}event: message_stop\ndata: {"type":"message_stop"}\n\n`,
+    );
   });
 
   it('cut mid-line stops inside a line, never inside a character', () => {

@@ -42,6 +42,12 @@ export interface SsePartial {
 /** The default of {@link SseParserOptions.maxEventSize}: 16 MiB. */
 export const DEFAULT_MAX_EVENT_CHARS = 16 * 1024 * 1024;
 
+/**
+ * The most of a body that is not SSE the parser keeps before the first event, to read it as an error
+ * answer at the end (a pretty-printed JSON error is a few hundred characters; an HTML page is not read).
+ */
+const MAX_ERROR_BODY_CHARS = 64 * 1024;
+
 const SPACE = 32;
 const COLON = 58;
 const LOWER_D = 100;
@@ -83,6 +89,13 @@ export class SseParser implements LineSink {
 
   /** Events dispatched so far, for error positions. */
   #eventCount = 0;
+  /**
+   * The lines before the first event that are no SSE field, while they may be a JSON error answer
+   * (`{` or `[` first): Google answers a refused request with a pretty-printed JSON body, whose lines
+   * the standard would ignore one by one. `undefined` once an event came or the lines cannot be one.
+   */
+  #bodyLines: string[] | undefined = [];
+  #bodyChars = 0;
   readonly #onFrame: (frame: SseFrame) => void;
 
   constructor(onFrame: (frame: SseFrame) => void, options: SseParserOptions = {}) {
@@ -113,6 +126,10 @@ export class SseParser implements LineSink {
    * block whose lines are complete is dispatched (or is an error under `requireBlankLineAtEnd`).
    */
   end(): void {
+    const bodyError = this.#errorBody();
+    if (bodyError !== undefined) {
+      throw providerErrorFromBody(bodyError, { position: { line: this.#lines.lineCount + 1, event: this.#eventCount + 1 } });
+    }
     if (this.#lines.hasPendingLine) {
       const line = this.#lines.lineCount + 1;
       const errorBody = jsonErrorObject(this.#lines.pendingLine);
@@ -164,6 +181,7 @@ export class SseParser implements LineSink {
   #readField(line: string): void {
     const colon = line.indexOf(':');
     if (colon === 0) return; // a comment (keep-alives such as ": OPENROUTER PROCESSING")
+    if (this.#bodyLines !== undefined) this.#keepBodyLine(this.#bodyLines, line);
     let field: string;
     let value: string;
     if (colon === -1) {
@@ -190,6 +208,29 @@ export class SseParser implements LineSink {
       default:
       // Unknown field names (and differently-cased known ones) are ignored, as the standard says.
     }
+  }
+
+  /** A line of what may be a JSON error answer instead of a stream, kept up to its cap. */
+  #keepBodyLine(lines: string[], line: string): void {
+    this.#bodyChars += line.length + 1;
+    // Only a body whose first character opens JSON can be one; past the cap it is not read at all.
+    const opensJson = lines.length > 0 || /^\s*[{[]/.test(line);
+    if (!opensJson || this.#bodyChars > MAX_ERROR_BODY_CHARS || this.#eventCount > 0 || this.#firstData !== undefined) {
+      this.#bodyLines = undefined;
+      return;
+    }
+    lines.push(line);
+  }
+
+  /**
+   * The JSON error answer the body was instead of a stream (`{"error": ...}` over several lines, or
+   * an array holding one), when no event came; else undefined.
+   */
+  #errorBody(): Record<string, unknown> | undefined {
+    const lines = this.#bodyLines;
+    if (lines === undefined || lines.length === 0 || this.#eventCount > 0 || this.#firstData !== undefined) return undefined;
+    const text = `${lines.join('\n')}\n${this.#lines.pendingLine}`.trim();
+    return jsonErrorObject(text) ?? (text.startsWith('[') && text.endsWith(']') ? jsonErrorObject(text.slice(1, -1)) : undefined);
   }
 
   #addData(value: string): void {

@@ -9,6 +9,8 @@ const NORMALIZED: Readonly<Record<string, FinishReason>> = {
   // llama.cpp native /completion `stop_type`: end of sequence, a stop word, the token limit.
   eos: 'stop',
   word: 'stop',
+  // Hugging Face TGI's end of sequence.
+  eos_token: 'stop',
   length: 'length',
   max_tokens: 'length',
   MAX_TOKENS: 'length',

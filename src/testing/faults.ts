@@ -12,7 +12,8 @@ import type { Frame } from '../dialects/writing/framing.js';
  *   `reason` `mid-line` (`mid-message`);
  * - `cut-before-end`: the body stops just before the format's end signal (`[DONE]`, `message_stop`,
  *   `response.completed`, Gemini's finishing chunk, Ollama's `done` line, ...): everything else
- *   arrived; `StreamClosedEarlyError`, `no-end-signal`;
+ *   arrived; `StreamClosedEarlyError`, `no-end-signal`. For OpenAI's formats the end is the finish
+ *   chunks, the usage chunk and `[DONE]`: a reply whose choices all finished is whole without `[DONE]`;
  * - `cut-in-arguments`: the body stops inside the first call whose arguments stream in two pieces or
  *   more, right after its first piece (`no-end-signal`); where calls come whole (Gemini, Ollama), inside
  *   the arguments of the first call's line (`mid-line`);

@@ -278,4 +278,32 @@ export const aiSdkUi = defineDialect({
   name: 'ai-sdk-ui',
   create: (emit, options) => new AiSdkUiParser(emit, options),
   isFinal: isFinal,
+  recognizes: isUiMessageChunk,
 });
+
+/** The chunk types a UI message stream can open with (`data-*` parts too); `finish` and the like end one. */
+const OPENING_CHUNKS: ReadonlySet<string> = new Set([
+  'start',
+  'start-step',
+  'text-start',
+  'text-delta',
+  'reasoning-start',
+  'reasoning-delta',
+  'tool-input-start',
+  'tool-input-available',
+  'message-metadata',
+  'source-url',
+  'source-document',
+  'file',
+]);
+
+/**
+ * A first chunk of the AI SDK's UI message stream (`{"type":"start","messageId":...}` as `toUIMessageStream`
+ * writes it): its `start` names no `id` or `model`, which this library's own `start` event does.
+ */
+function isUiMessageChunk(payload: JsonObject): boolean {
+  const type = payload['type'];
+  if (typeof type !== 'string') return false;
+  if (type === 'start') return !('id' in payload) && !('model' in payload);
+  return OPENING_CHUNKS.has(type) || type.startsWith('data-');
+}

@@ -250,6 +250,8 @@ export abstract class JsonDialectParser implements DialectParser {
   }
 
   end(): void {
+    // A stream that ended cleanly without its end signal, from a server family that omits it.
+    if (!this.ended && !this.strict && this.completeWithoutEndSignal()) this.endStream();
     if (!this.ended) {
       const count = `${this.frameCount} ${this.unit}${this.frameCount === 1 ? '' : 's'}`;
       throw new StreamClosedEarlyError(`the stream ended without ${this.endSignal} after ${count}${this.openAtEnd()}`, {
@@ -293,6 +295,15 @@ export abstract class JsonDialectParser implements DialectParser {
   /** `data: [DONE]` in a format it ends (`doneFrame: 'end'`). */
   protected readDone(): void {
     this.endStream();
+  }
+
+  /**
+   * Whether a stream that ended (at a frame boundary: the frame layer refuses a cut line) without the
+   * format's end signal is nonetheless whole, by the dialect's own rule (`strict` never asks). No by
+   * default: the end signal is what tells a whole reply from a cut one.
+   */
+  protected completeWithoutEndSignal(): boolean {
+    return false;
   }
 
   /** Said after "the stream ended without ..." (a dialect that knows more: calls still open). */

@@ -29,7 +29,8 @@ const MAPPED_ENVELOPE: ReadonlySet<string> = new Set([
   'prompt_progress',
   'obfuscation',
 ]);
-const MAPPED_CHOICE: ReadonlySet<string> = new Set(['index', 'delta', 'logprobs', 'finish_reason', 'text']);
+// `message`: Perplexity repeats the whole message so far beside each delta (read only when no delta came).
+const MAPPED_CHOICE: ReadonlySet<string> = new Set(['index', 'delta', 'logprobs', 'finish_reason', 'text', 'message']);
 const MAPPED_DELTA: ReadonlySet<string> = new Set([
   'role',
   'content',
@@ -83,23 +84,74 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
   // Like the official SDK, stop reading at [DONE]: nothing after it belongs to this reply.
   protected override readonly afterEnd = 'ignore';
   private started = false;
+  /**
+   * The first chunk that named the id `""` (Snowflake Cortex, TGI), with its model: the reply's id is
+   * `""` unless a later chunk names one, which is said at the end.
+   */
+  private emptyId: { readonly model: string | null } | false = false;
   private latestPredicted: number | undefined = undefined;
   private readonly choiceStates = new Map<number, ChatChoiceState>();
+  /** Every choice that had output, and the last one (so that a reply of one choice adds it once). */
+  private readonly begun = new Set<number>();
+  private lastBegun = -1;
+  /** A chunk said `"usage": null` and no usage came since: a stream that ends now lost its last chunk. */
+  private usageOwed = false;
+  private usageCame = false;
 
   protected override errorIn(frame: SseFrame, chunk: JsonObject): LlmStreamError | undefined {
-    return frame.event === 'error' || hasError(chunk) || chunk['object'] === 'error' ? this.providerError(chunk) : undefined;
+    if (frame.event === 'error' || hasError(chunk) || chunk['object'] === 'error') return this.providerError(chunk);
+    // Groq stops a stream it cannot finish with `x_groq.error`, in a chunk that looks like any other.
+    const groq = chunk['x_groq'];
+    if (isJsonObject(groq) && typeof groq['error'] === 'string' && groq['error'] !== '') {
+      return this.providerError(chunk);
+    }
+    return undefined;
   }
 
   protected override checkEnded(): void {
     if (!this.started) throw this.protocolError('no chunk carried an id');
   }
 
-  /** `[DONE]`: an audio reply that ended with its expiry and named no finish is finished now (`stop`). */
+  /** The end: a reply whose chunks named only the id `""` starts now, with that id. */
+  protected override endStream(): void {
+    if (!this.started && this.emptyId !== false) {
+      this.started = true;
+      this.emit({ type: 'start', id: '', model: this.emptyId.model });
+    }
+    super.endStream();
+  }
+
+  /**
+   * Servers that end without `[DONE]` (Perplexity, Hugging Face TGI): the reply is whole when every
+   * choice that had output finished (a finish reason came), it named an id, and no usage is owed (a
+   * chunk said `"usage": null`, as OpenAI's do when usage comes last, and none came after). A body cut
+   * inside a line never gets here (the frame layer refuses it); one cut before a choice finished, or
+   * between the finish and the usage, is refused.
+   */
+  protected override completeWithoutEndSignal(): boolean {
+    if (this.begun.size === 0 || this.usageOwed || (!this.started && this.emptyId === false)) return false;
+    for (const choice of this.begun) if (this.choiceStates.get(choice)?.finished !== true) return false;
+    return true;
+  }
+
+  /**
+   * `[DONE]`: an audio reply that ended with its expiry and named no finish is finished now (`stop`).
+   * So is, unless `strict`, any choice that named no finish (OpenRouter relaying some providers):
+   * `[DONE]` says the reply is whole; `stop`, or `tool_calls` when the choice made calls.
+   */
   protected override readDone(): void {
     for (const [choice, state] of this.choiceStates) {
       if (!state.audioComplete) continue;
       state.finished = true;
       this.finish(choice, 'stop');
+    }
+    if (!this.strict) {
+      for (const choice of this.begun) {
+        const state = this.stateOf(choice);
+        if (state.finished) continue;
+        state.finished = true;
+        this.finish(choice, 'stop');
+      }
     }
     super.readDone();
   }
@@ -111,10 +163,14 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
     }
     if (!this.started) {
       // Every chunk repeats the id; it is read only until the first one names it.
-      const id = nonEmptyString(chunk['id']);
+      const rawId = chunk['id'];
+      const id = nonEmptyString(rawId);
       if (id !== undefined) {
         this.started = true;
         this.emit({ type: 'start', id, model: nonEmptyString(chunk['model']) ?? null });
+      } else if (rawId === '' && this.emptyId === false && !this.strict) {
+        // An id, empty: the completion's at the end, unless a later chunk names one.
+        this.emptyId = { model: nonEmptyString(chunk['model']) ?? null };
       }
     }
     const progress = chunk['prompt_progress'];
@@ -148,7 +204,11 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
     const groq = chunk['x_groq'];
     if (isJsonObject(groq) && isJsonObject(groq['usage'])) usage = readOpenAiUsage(groq['usage']);
     const raw = chunk['usage'];
+    // `"usage": null` on a chunk: the server streams usage last (OpenAI's `include_usage`), and owes it.
+    if (raw === null) this.usageOwed ||= usage === undefined && !this.usageCame;
     if (isJsonObject(raw)) {
+      this.usageCame = true;
+      this.usageOwed = false;
       const standard = withCacheWrite(readOpenAiUsage(raw), raw);
       if (standard !== undefined) usage = usage === undefined ? standard : mergeUsage(usage, standard);
     } else if (raw !== undefined && raw !== null && this.strict) {
@@ -170,12 +230,20 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
 
     this.keepUnmapped(choice, MAPPED_CHOICE, { choice: index });
     const delta = choice['delta'];
+    const message = choice['message'];
     if (isJsonObject(delta)) this.readDelta(delta, index, position);
     else if (delta !== undefined && delta !== null) throw this.protocolError(`choices[${position}].delta is not an object`);
-    else {
+    else if (isJsonObject(message)) {
+      // A whole message and no delta: the reply in one chunk, read as one delta. After output of this
+      // choice it is that output repeated whole (Perplexity's last chunk), already read.
+      if (!this.begun.has(index) && !this.strict) this.readDelta(message, index, position);
+    } else {
       // The legacy Completions stream: the text of the chunk, with no delta around it.
       const text = this.text(choice['text'], `choices[${position}]`, 'text');
-      if (text) this.emit({ type: 'content', choice: index, text });
+      if (text) {
+        this.noteOutput(index);
+        this.emit({ type: 'content', choice: index, text });
+      }
     }
     this.readLogprobs(choice['logprobs'], index, position);
 
@@ -195,6 +263,8 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
     const where = deltaPath(position);
     let reasoning = this.text(delta['reasoning_content'], where, 'reasoning_content');
     if (reasoning === undefined) reasoning = this.text(delta['reasoning'], where, 'reasoning');
+    // OpenRouter and Snowflake may send the reasoning only as `reasoning_details` entries.
+    if (reasoning === undefined && delta['reasoning_details'] !== undefined) reasoning = reasoningDetailsText(delta['reasoning_details']);
     let content: string | undefined;
     const rawContent = delta['content'];
     if (Array.isArray(rawContent)) {
@@ -206,6 +276,9 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
       content = this.text(rawContent, where, 'content');
     }
     const refusal = this.text(delta['refusal'], where, 'refusal');
+    if (reasoning || content || refusal || delta['tool_calls'] != null || delta['function_call'] != null || delta['audio'] != null) {
+      this.noteOutput(choice);
+    }
     if (reasoning) {
       this.emit(
         this.latestPredicted === undefined
@@ -280,6 +353,13 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
     return list.tokens;
   }
 
+  /** `choice` has output: the end of the stream is whole only once it finished. */
+  private noteOutput(choice: number): void {
+    if (choice === this.lastBegun) return;
+    this.lastBegun = choice;
+    this.begun.add(choice);
+  }
+
   private stateOf(choice: number): ChatChoiceState {
     let state = this.choiceStates.get(choice);
     if (state === undefined) this.choiceStates.set(choice, (state = new ChatChoiceState()));
@@ -308,6 +388,21 @@ function withCacheWrite(usage: Usage | undefined, raw: JsonObject): Usage | unde
   const written = isJsonObject(details) ? finiteNumber(details['cache_write_tokens']) : undefined;
   if (written === undefined) return usage;
   return { ...(usage ?? { promptTokens: null, completionTokens: null, totalTokens: null }), cacheWritePromptTokens: written };
+}
+
+/**
+ * The text of OpenRouter's `reasoning_details` (`reasoning.text` entries' `text`, `reasoning.summary`
+ * entries' `summary`), or undefined when they hold none (`reasoning.encrypted` carries no text).
+ */
+function reasoningDetailsText(details: unknown): string | undefined {
+  if (!Array.isArray(details)) return undefined;
+  let text = '';
+  for (const detail of details) {
+    if (!isJsonObject(detail)) continue;
+    if (detail['type'] === 'reasoning.text' && typeof detail['text'] === 'string') text += detail['text'];
+    else if (detail['type'] === 'reasoning.summary' && typeof detail['summary'] === 'string') text += detail['summary'];
+  }
+  return text === '' ? undefined : text;
 }
 
 function readContentParts(parts: readonly unknown[]): { content?: string; reasoning?: string } {

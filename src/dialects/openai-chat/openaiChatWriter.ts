@@ -71,14 +71,17 @@ export const openaiChatWriter: ProviderWriter = {
         if (delta !== undefined) events.push({ data: chunk(choice.index, delta.delta, null), carries: delta.carries });
       }
     }
+    // The finish chunks and the usage chunk end the reply with [DONE]: once they all came, a reply is whole
+    // without [DONE] (servers that omit it), so a cut before the end drops them too.
     for (const choice of choices) {
       events.push({
         data: chunk(choice.index, {}, choice.raw),
         carries: [{ kind: 'finish', choice: choice.index, reason: choice.finish }],
+        end: true,
       });
     }
     if (reply.usage !== undefined) {
-      events.push({ data: JSON.stringify({ ...envelope.head, choices: [], usage: chatUsage(reply.usage, 'openai-chat') }) });
+      events.push({ end: true, data: JSON.stringify({ ...envelope.head, choices: [], usage: chatUsage(reply.usage, 'openai-chat') }) });
     }
     events.push({ data: '[DONE]', end: true });
     return events;

@@ -44,14 +44,20 @@ export const openaiCompletionsWriter: ProviderWriter = {
           events.push({ data: chunk(choice.index, text, null), carries: [{ kind: 'text', choice: choice.index, text }] });
       }
     }
+    // The finish chunks and the usage chunk end the reply with [DONE]: once they all came, a reply is whole
+    // without [DONE] (servers that omit it), so a cut before the end drops them too.
     for (const choice of choices) {
       events.push({
         data: chunk(choice.index, '', choice.raw),
         carries: [{ kind: 'finish', choice: choice.index, reason: choice.finish }],
+        end: true,
       });
     }
     if (reply.usage !== undefined) {
-      events.push({ data: JSON.stringify({ ...envelope.head, choices: [], usage: chatUsage(reply.usage, 'openai-completions') }) });
+      events.push({
+        end: true,
+        data: JSON.stringify({ ...envelope.head, choices: [], usage: chatUsage(reply.usage, 'openai-completions') }),
+      });
     }
     events.push({ data: '[DONE]', end: true });
     return events;
