@@ -197,6 +197,12 @@ describe('record never prints user info or a credential parameter, nor writes on
     }
   });
 
+  it('a header typed without its colon is refused without quoting its value', () => {
+    expect(() => parseRecordArguments(['http://h/x', '--out', 'f', '--header', 'authorization Bearer sk-live-KEY'])).toThrow(
+      /^--header needs 'name: value'(?!.*sk-live-KEY)/,
+    );
+  });
+
   it('a command line with a URL it cannot record says so without its user info', () => {
     expect(() => parseRecordArguments(['ftp://someone:PA55WORD@files.example/x', '--out', 'f'])).toThrow(
       new Error('record needs an http(s) URL, got ftp://files.example/x'),

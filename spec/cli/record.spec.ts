@@ -361,7 +361,7 @@ describe('parseRecordArguments', () => {
     [['ftp://host/x', '--out', 'f'], 'record needs an http(s) URL, got ftp://host/x'],
     [['http://h/x'], 'record needs --out FILE'],
     [['http://h/x', '--out'], '--out needs a value'],
-    [['http://h/x', '--out', 'f', '--header', 'no colon'], `--header needs 'name: value', got "no colon"`],
+    [['http://h/x', '--out', 'f', '--header', 'no colon'], `--header needs 'name: value' (the header given has no colon before its value)`],
     [['http://h/x', '--out', 'f', '--data', "{'single':1}"], "--data is not JSON: {'single':1}"],
     [['http://h/x', '--out', 'f', '--chunk', '3'], 'unknown argument --chunk'],
     [['http://h/x', 'http://h/y', '--out', 'f'], 'unknown argument http://h/y'],

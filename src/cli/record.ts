@@ -78,7 +78,8 @@ export function parseRecordArguments(args: readonly string[]): RecordRequest {
     else if (arg === '--header' || arg === '-H') {
       const header = value();
       const colon = header.indexOf(':');
-      if (colon <= 0) throw new Error(`--header needs 'name: value', got ${JSON.stringify(header)}`);
+      // Not quoted back: a header typed without its colon is often `authorization Bearer sk-…`.
+      if (colon <= 0) throw new Error(`--header needs 'name: value' (the header given has no colon before its value)`);
       headers.push([header.slice(0, colon).trim(), header.slice(colon + 1).trim()]);
     } else if (arg === '--data' || arg === '-d') {
       data = value();
