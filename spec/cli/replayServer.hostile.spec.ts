@@ -101,6 +101,15 @@ describe('the replay server answers a request it cannot act on with a 400, and k
     await expectStillServing();
   });
 
+  it('what it keeps of the requests has a cap: the oldest bodies go first, the newest request stays', async () => {
+    const body = 'x'.repeat(1024 * 1024);
+    for (let i = 0; i < 20; i++) expect((await send(`/openai/text.sse?big=${i}`, { method: 'POST', body })).status).toBe(200);
+    const keptBodies = server.requests.reduce((sum, request) => sum + request.body.length, 0);
+    expect(keptBodies).toBeLessThanOrEqual(16 * 1024 * 1024);
+    expect(server.requests.at(-1)?.query).toBe('big=19');
+    await expectStillServing();
+  });
+
   // A guard for the checks above: they must not refuse what the specs and the examples send.
   it('the good values of each parameter still work: a 429 as asked, and a content type that is a valid header', async () => {
     const limited = await send('/openai/text.sse?status=429');

@@ -26,7 +26,11 @@ export interface ReplayedRequest {
 export interface ReplayServer {
   /** `http://127.0.0.1:<port>` */
   readonly url: string;
-  /** Every request so far, in arrival order. */
+  /**
+   * The requests so far, in arrival order: every one, up to the last 10,000 and 16 Mi characters of bodies
+   * (the oldest go first), so that a server left running (the demo upstream of an example) does not
+   * grow without end.
+   */
   readonly requests: readonly ReplayedRequest[];
   close(): Promise<void>;
 }
@@ -122,6 +126,19 @@ export async function startReplayServer(options: ReplayServerOptions = {}): Prom
   };
 }
 
+/** How many requests the server keeps for the tests to read, and how many bytes of their bodies. */
+const MAX_KEPT_REQUESTS = 10_000;
+const MAX_KEPT_BODY_BYTES = 16 * 1024 * 1024;
+
+/** Adds `record` to `requests`, then lets the oldest go until both caps hold (the newest stays). */
+function keep(requests: ReplayedRequest[], record: ReplayedRequest): void {
+  requests.push(record);
+  let bodyBytes = requests.reduce((sum, kept) => sum + kept.body.length, 0);
+  while (requests.length > 1 && (requests.length > MAX_KEPT_REQUESTS || bodyBytes > MAX_KEPT_BODY_BYTES)) {
+    bodyBytes -= requests.shift()!.body.length;
+  }
+}
+
 /** The largest request body the server reads (the bodies of chat requests are far smaller). */
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -198,7 +215,7 @@ async function serve(
     finished: false,
     closed: new Promise<void>((resolve) => (markClosed = resolve)),
   };
-  requests.push(record);
+  keep(requests, record);
   response.on('close', () => {
     record.closedAt = performance.now();
     record.finished = response.writableFinished;
