@@ -197,6 +197,13 @@ describe('record never prints user info or a credential parameter, nor writes on
     }
   });
 
+  it('a header value with a line end: exit 1, saying which header, without its value', async () => {
+    const { code, printed } = await runRecord(`${provider.url}/v1/chat`, { headers: [['authorization', 'Bearer sk-live-KEY\r\nx: y']] });
+    expect(code).toBe(1);
+    expect(printed).toContain('the header "authorization" has an invalid name or value');
+    expect(printed).not.toContain('sk-live-KEY');
+  });
+
   it('a header typed without its colon is refused without quoting its value', () => {
     expect(() => parseRecordArguments(['http://h/x', '--out', 'f', '--header', 'authorization Bearer sk-live-KEY'])).toThrow(
       /^--header needs 'name: value'(?!.*sk-live-KEY)/,

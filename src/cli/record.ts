@@ -147,13 +147,22 @@ function withoutUserInfo(url: URL): { url: URL; authorization: string | undefine
 export async function record(url: string, options: RecordOptions): Promise<number> {
   // Everything this prints goes through the redaction: a message of the platform may quote a URL.
   const log = (text: string): void => (options.log ?? options.write)(redactCredentials(text));
-  const target = withoutUserInfo(new URL(url));
-  const headers = new Headers();
-  for (const [name, value] of options.headers ?? []) headers.append(name, value);
-  if (target.authorization !== undefined && !headers.has('authorization')) headers.set('authorization', target.authorization);
-  if (options.data !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json');
   let response: Response;
   try {
+    // Built in here: a URL that does not parse, or a header value with a line end, is a failure
+    // that is reported as the others are.
+    const target = withoutUserInfo(new URL(url));
+    const headers = new Headers();
+    for (const [name, value] of options.headers ?? []) {
+      try {
+        headers.append(name, value);
+      } catch {
+        // The platform's message quotes the value, which is often a key.
+        throw new Error(`the header ${JSON.stringify(name.slice(0, 60))} has an invalid name or value (a line end?)`);
+      }
+    }
+    if (target.authorization !== undefined && !headers.has('authorization')) headers.set('authorization', target.authorization);
+    if (options.data !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json');
     // Redirects are followed here, not by `fetch`, which would forward `x-api-key` to another origin.
     response = await fetchFollowingRedirects(target.url.href, {
       method: options.method ?? (options.data === undefined ? 'GET' : 'POST'),
