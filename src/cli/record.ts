@@ -46,7 +46,8 @@ export interface RecordOptions extends RenderOptions, Omit<RecordRequest, 'url' 
 export const RECORD_USAGE = `  rxjs-llm-stream record <url> --out FILE [--method POST] [--header 'name: value']... [--data JSON] [--json]
       fetches a live stream, prints it as replay does and writes every chunk with its arrival
       time to FILE (JSON lines), with the response's status and headers (never credentials or
-      cookies; request headers are never written); replay FILE plays it again, errors included`;
+      cookies; request headers are never written; keys in the URL are REDACTED); replay FILE plays
+      it again, errors included. Secret headers never follow a redirect to another origin`;
 
 /**
  * Reads the arguments of `record` (those after the word `record`). Throws an `Error` whose message
