@@ -39,6 +39,8 @@ export interface ReplayServer {
 export interface ReplayServerOptions {
   /** The folder recordings are served from (default: this package's `marbles/`). */
   readonly root?: string;
+  /** Called with a failure of the server itself while it serves a request (default: one line on stderr). */
+  readonly onError?: (error: unknown) => void;
 }
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -84,17 +86,20 @@ const CONTENT_TYPES: Record<string, string> = {
  */
 export async function startReplayServer(options: ReplayServerOptions = {}): Promise<ReplayServer> {
   const root = options.root ?? marblesFolder();
+  const onError = options.onError ?? ((error: unknown) => void process.stderr.write(`replay server: ${String(error)}\n`));
   const requests: ReplayedRequest[] = [];
   // Path and query of every request that `dropOnce` has already cut: the next one goes through.
   const droppedOnce = new Set<string>();
   const server: Server = createServer((request, response) => {
     let body = '';
+    let received = 0;
     let tooLarge = false;
     request.setEncoding('utf8');
     request.on('data', (piece: string) => {
       if (tooLarge) return;
       body += piece;
-      if (Buffer.byteLength(body) > MAX_BODY_BYTES) {
+      received += Buffer.byteLength(piece);
+      if (received > MAX_BODY_BYTES) {
         tooLarge = true;
         body = '';
         // Answered at once, and the connection closed after, so that the rest is not read.
@@ -104,10 +109,11 @@ export async function startReplayServer(options: ReplayServerOptions = {}): Prom
     });
     request.on('end', () => {
       if (tooLarge) return;
-      serve(root, request, response, body, requests, droppedOnce).catch(() => {
-        // Every input is checked before it is used, so this is a bug of the server: the client
-        // still gets an answer (or, once the body has begun, a closed connection), and the server
-        // goes on serving the others.
+      serve(root, request, response, body, requests, droppedOnce).catch((error: unknown) => {
+        // Every input is checked before it is used, so this is a bug of the server: it is reported,
+        // the client still gets an answer (or, once the body has begun, a closed connection), and
+        // the server goes on serving the others.
+        onError(error);
         if (!response.headersSent) refuse(response, 500, 'the replay server failed on this request');
         else response.destroy();
       });
@@ -126,16 +132,16 @@ export async function startReplayServer(options: ReplayServerOptions = {}): Prom
   };
 }
 
-/** How many requests the server keeps for the tests to read, and how many bytes of their bodies. */
+/** How many requests the server keeps for the tests to read, and how many characters of their bodies. */
 const MAX_KEPT_REQUESTS = 10_000;
-const MAX_KEPT_BODY_BYTES = 16 * 1024 * 1024;
+const MAX_KEPT_BODY_CHARACTERS = 16 * 1024 * 1024;
 
 /** Adds `record` to `requests`, then lets the oldest go until both caps hold (the newest stays). */
 function keep(requests: ReplayedRequest[], record: ReplayedRequest): void {
   requests.push(record);
-  let bodyBytes = requests.reduce((sum, kept) => sum + kept.body.length, 0);
-  while (requests.length > 1 && (requests.length > MAX_KEPT_REQUESTS || bodyBytes > MAX_KEPT_BODY_BYTES)) {
-    bodyBytes -= requests.shift()!.body.length;
+  let bodyCharacters = requests.reduce((sum, kept) => sum + kept.body.length, 0);
+  while (requests.length > 1 && (requests.length > MAX_KEPT_REQUESTS || bodyCharacters > MAX_KEPT_BODY_CHARACTERS)) {
+    bodyCharacters -= requests.shift()!.body.length;
   }
 }
 
