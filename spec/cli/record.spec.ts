@@ -4,7 +4,8 @@ import { AddressInfo } from 'net';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { lastValueFrom } from 'rxjs';
-import { parseRecordArguments, record, redactUrl } from '../../src/cli/record';
+import { parseRecordArguments, record } from '../../src/cli/record';
+import { redactCredentials } from '../../src/recording/redactCredentials';
 import { framingOfRecording, replay } from '../../src/cli/replay';
 import { ReplayServer, startReplayServer } from '../../src/cli/replayServer';
 import { assembleChunks } from '../../src/reply/assembleChunks';
@@ -360,7 +361,7 @@ describe('parseRecordArguments', () => {
     [['ftp://host/x', '--out', 'f'], 'record needs an http(s) URL, got ftp://host/x'],
     [['http://h/x'], 'record needs --out FILE'],
     [['http://h/x', '--out'], '--out needs a value'],
-    [['http://h/x', '--out', 'f', '--header', 'no colon'], `--header needs 'name: value', got "no colon"`],
+    [['http://h/x', '--out', 'f', '--header', 'no colon'], `--header needs 'name: value' (the header given has no colon before its value)`],
     [['http://h/x', '--out', 'f', '--data', "{'single':1}"], "--data is not JSON: {'single':1}"],
     [['http://h/x', '--out', 'f', '--chunk', '3'], 'unknown argument --chunk'],
     [['http://h/x', 'http://h/y', '--out', 'f'], 'unknown argument http://h/y'],
@@ -368,10 +369,28 @@ describe('parseRecordArguments', () => {
     expect(() => parseRecordArguments(args)).toThrow(new Error(message));
   });
 
-  it('redactUrl removes user info and the values of credential-like parameters only', () => {
-    expect(redactUrl('https://user:pw@h.example/v1?key=abc&api_key=def&x-goog-sig=s&alt=sse&model=m')).toBe(
+  it('redactCredentials removes user info and the values of credential-like parameters only', () => {
+    expect(redactCredentials('https://user:pw@h.example/v1?key=abc&api_key=def&x-goog-sig=s&alt=sse&model=m')).toBe(
       'https://h.example/v1?key=REDACTED&api_key=REDACTED&x-goog-sig=REDACTED&alt=sse&model=m',
     );
-    expect(redactUrl('http://127.0.0.1:8080/openai/text.sse?chunk=7')).toBe('http://127.0.0.1:8080/openai/text.sse?chunk=7');
+    expect(redactCredentials('http://127.0.0.1:8080/openai/text.sse?chunk=7')).toBe('http://127.0.0.1:8080/openai/text.sse?chunk=7');
+  });
+
+  it.each([
+    ['an Azure Functions key', 'https://f.example/api/chat?code=abc%3D%3D&alt=sse', 'https://f.example/api/chat?code=REDACTED&alt=sse'],
+    ['passwd and pwd', 'http://h/x?passwd=p1&pwd=p2&user=me', 'http://h/x?passwd=REDACTED&pwd=REDACTED&user=me'],
+    ['a token in the fragment', 'https://h/cb#access_token=t1&state=s', 'https://h/cb#access_token=REDACTED&state=s'],
+    ['a percent-encoded name', 'http://h/x?api%5Fkey=k1&q=a+b', 'http://h/x?api%5Fkey=REDACTED&q=a+b'],
+    ['a relative URL', '/v1/x?sig=s1&page=2', '/v1/x?sig=REDACTED&page=2'],
+    ['a URL with only a user', 'https://someone@h.example/x', 'https://h.example/x'],
+    ['a URL that does not parse', 'http://u:p@[bad/x?token=t1', 'http://[bad/x?token=REDACTED'],
+    [
+      'URLs inside a message',
+      'no response from http://u:p@h/x?key=k1: fetch failed',
+      'no response from http://h/x?key=REDACTED: fetch failed',
+    ],
+    ['a content type, left as it is', 'text/event-stream; charset=utf-8', 'text/event-stream; charset=utf-8'],
+  ])('redactCredentials: %s', (_name, text, redacted) => {
+    expect(redactCredentials(text)).toBe(redacted);
   });
 });

@@ -7,6 +7,8 @@ import { chunkReading } from '../io/fromReadableStream.js';
 import { webChunks } from '../io/readChunks.js';
 import { messageOf } from '../io/transportFailure.js';
 import { recordStream } from '../recording/recordStream.js';
+import { redactCredentials } from '../recording/redactCredentials.js';
+import { fetchFollowingRedirects } from './fetchFollowingRedirects.js';
 import { RenderOptions, framingOfRecording, render } from './replay.js';
 
 /** What `rxjs-llm-stream record` was asked to do. */
@@ -44,7 +46,8 @@ export interface RecordOptions extends RenderOptions, Omit<RecordRequest, 'url' 
 export const RECORD_USAGE = `  rxjs-llm-stream record <url> --out FILE [--method POST] [--header 'name: value']... [--data JSON] [--json]
       fetches a live stream, prints it as replay does and writes every chunk with its arrival
       time to FILE (JSON lines), with the response's status and headers (never credentials or
-      cookies; request headers are never written); replay FILE plays it again, errors included`;
+      cookies; request headers are never written; keys in the URL are REDACTED); replay FILE plays
+      it again, errors included. Secret headers never follow a redirect to another origin`;
 
 /**
  * Reads the arguments of `record` (those after the word `record`). Throws an `Error` whose message
@@ -76,7 +79,8 @@ export function parseRecordArguments(args: readonly string[]): RecordRequest {
     else if (arg === '--header' || arg === '-H') {
       const header = value();
       const colon = header.indexOf(':');
-      if (colon <= 0) throw new Error(`--header needs 'name: value', got ${JSON.stringify(header)}`);
+      // Not quoted back: a header typed without its colon is often `authorization Bearer sk-…`.
+      if (colon <= 0) throw new Error(`--header needs 'name: value' (the header given has no colon before its value)`);
       headers.push([header.slice(0, colon).trim(), header.slice(colon + 1).trim()]);
     } else if (arg === '--data' || arg === '-d') {
       data = value();
@@ -91,33 +95,30 @@ export function parseRecordArguments(args: readonly string[]): RecordRequest {
     else throw new Error(`unknown argument ${arg}`);
   }
   if (url === undefined) throw new Error('record needs a URL');
-  if (!/^https?:\/\//i.test(url)) throw new Error(`record needs an http(s) URL, got ${url}`);
+  if (!/^https?:\/\//i.test(url)) throw new Error(`record needs an http(s) URL, got ${redactCredentials(url)}`);
+  if (!URL.canParse(url)) throw new Error(`record needs a valid URL, got ${redactCredentials(url)}`);
   if (out === undefined) throw new Error('record needs --out FILE');
   return { url, out, headers, json, ...(method === undefined ? {} : { method }), ...(data === undefined ? {} : { data }) };
 }
 
-/** Query parameters whose values are secrets (`?key=` is how Gemini takes its API key). */
-const SECRET_PARAMETER = /key|token|secret|password|auth|sig/i;
-
 /**
- * The URL as it may be written into a recording: user and password removed, and the values of
- * query parameters that look like credentials (`key`, `api_key`, `token`, `sig`, ...) replaced by
- * `REDACTED`. Recordings are made to be shared; an API key must not travel with them.
- *
- * @example
- * ```ts
- * redactUrl('https://generativelanguage.googleapis.com/v1beta/models/m:streamGenerateContent?alt=sse&key=AIza…');
- * // 'https://generativelanguage.googleapis.com/v1beta/models/m:streamGenerateContent?alt=sse&key=REDACTED'
- * ```
+ * The URL without its user info, and the `authorization` header that carries it instead (HTTP Basic,
+ * as `curl` sends it): `fetch` refuses a URL with user info, and would print it whole in its error.
  */
-export function redactUrl(url: string): string {
-  const parsed = new URL(url);
-  parsed.username = '';
-  parsed.password = '';
-  for (const name of [...new Set(parsed.searchParams.keys())]) {
-    if (SECRET_PARAMETER.test(name)) parsed.searchParams.set(name, 'REDACTED');
-  }
-  return parsed.toString();
+function withoutUserInfo(url: URL): { url: URL; authorization: string | undefined } {
+  if (url.username === '' && url.password === '') return { url, authorization: undefined };
+  const bare = new URL(url);
+  bare.username = '';
+  bare.password = '';
+  const decoded = (part: string): string => {
+    try {
+      return decodeURIComponent(part);
+    } catch {
+      return part;
+    }
+  };
+  const credentials = Buffer.from(`${decoded(url.username)}:${decoded(url.password)}`).toString('base64');
+  return { url: bare, authorization: `Basic ${credentials}` };
 }
 
 /**
@@ -127,9 +128,13 @@ export function redactUrl(url: string): string {
  * (that is when a recording is most wanted). Resolves to the exit code: 0 for a completion, 1 for
  * a stream error or a request that got no response.
  *
- * The file records the redacted URL, the status and the response headers (credentials and cookies
- * left out), and the body as it came, an error body included: replayed, a 429 is the same
- * `ProviderError` as live. The request's headers and body are never written.
+ * The file records the URL with its credentials redacted (`redactCredentials`: user info, `?key=`,
+ * `?code=`, `?token=`, ...), the status and the response headers (credentials and cookies left out),
+ * and the body as it came, an error body included: replayed, a 429 is the same `ProviderError` as
+ * live. The request's headers and body are never written, and what it prints is redacted the same
+ * way. User info in the URL is sent as HTTP Basic `authorization` (unless one is given). Redirects
+ * are followed, but a secret header (`authorization`, `cookie`, `x-api-key`, `api-key`,
+ * `x-goog-api-key`, any name with `key`, `token`, `secret` or `auth`) never goes to another origin.
  *
  * @example
  * ```ts
@@ -141,27 +146,40 @@ export function redactUrl(url: string): string {
  * ```
  */
 export async function record(url: string, options: RecordOptions): Promise<number> {
-  const log = options.log ?? options.write;
-  const headers = new Headers();
-  for (const [name, value] of options.headers ?? []) headers.append(name, value);
-  if (options.data !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json');
+  // Everything this prints goes through the redaction: a message of the platform may quote a URL.
+  const log = (text: string): void => (options.log ?? options.write)(redactCredentials(text));
   let response: Response;
   try {
-    response = await fetch(url, {
+    // Built in here: a URL that does not parse, or a header value with a line end, is a failure
+    // that is reported as the others are.
+    const target = withoutUserInfo(new URL(url));
+    const headers = new Headers();
+    for (const [name, value] of options.headers ?? []) {
+      try {
+        headers.append(name, value);
+      } catch {
+        // The platform's message quotes the value, which is often a key.
+        throw new Error(`the header ${JSON.stringify(name.slice(0, 60))} has an invalid name or value (a line end?)`);
+      }
+    }
+    if (target.authorization !== undefined && !headers.has('authorization')) headers.set('authorization', target.authorization);
+    if (options.data !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json');
+    // Redirects are followed here, not by `fetch`, which would forward `x-api-key` to another origin.
+    response = await fetchFollowingRedirects(target.url.href, {
       method: options.method ?? (options.data === undefined ? 'GET' : 'POST'),
       headers,
       ...(options.data === undefined ? {} : { body: options.data }),
     });
   } catch (error) {
     const cause = messageOf((error as { cause?: unknown } | undefined)?.cause);
-    log(`no response from ${redactUrl(url)}: ${messageOf(error) ?? String(error)}${cause === undefined ? '' : ` (${cause})`}\n`);
+    log(`no response from ${url}: ${messageOf(error) ?? String(error)}${cause === undefined ? '' : ` (${cause})`}\n`);
     return 1;
   }
   const contentType = response.headers.get('content-type') ?? undefined;
   const responseHeaders: Record<string, string> = {};
   response.headers.forEach((value, name) => (responseHeaders[name] = value));
   const recording = new StreamRecording({
-    source: redactUrl(url),
+    source: redactCredentials(url),
     status: response.status,
     headers: responseHeaders,
     ...(contentType === undefined ? {} : { contentType }),

@@ -26,7 +26,11 @@ export interface ReplayedRequest {
 export interface ReplayServer {
   /** `http://127.0.0.1:<port>` */
   readonly url: string;
-  /** Every request so far, in arrival order. */
+  /**
+   * The requests so far, in arrival order: every one, up to the last 10,000 and 16 Mi characters of bodies
+   * (the oldest go first), so that a server left running (the demo upstream of an example) does not
+   * grow without end.
+   */
   readonly requests: readonly ReplayedRequest[];
   close(): Promise<void>;
 }
@@ -35,6 +39,8 @@ export interface ReplayServer {
 export interface ReplayServerOptions {
   /** The folder recordings are served from (default: this package's `marbles/`). */
   readonly root?: string;
+  /** Called with a failure of the server itself while it serves a request (default: one line on stderr). */
+  readonly onError?: (error: unknown) => void;
 }
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -65,8 +71,11 @@ const CONTENT_TYPES: Record<string, string> = {
  * - `type=...`: override the content type.
  *
  * Byte counts (`truncate`, `stall`, `drop`, `reset`, `dropOnce`) count the body as sent, `id` and `retry` lines
- * included. It records each request, when its connection closed and whether the response finished, so that
- * a test can prove from the server side that a client cancelled. Used by the specs and the demo.
+ * included. A request it cannot act on (a number that is not a whole number, a status outside
+ * 200-599, a content type with a line end, a malformed percent-encoding, a request target that is no
+ * URL) gets a 400 with a short plain-text message, a body over 1 MiB a 413; the server goes on serving.
+ * It records each request, when its connection closed and whether the response finished, so that a
+ * test can prove from the server side that a client cancelled. Used by the specs and the demo.
  *
  * @example
  * ```ts
@@ -77,15 +86,37 @@ const CONTENT_TYPES: Record<string, string> = {
  */
 export async function startReplayServer(options: ReplayServerOptions = {}): Promise<ReplayServer> {
   const root = options.root ?? marblesFolder();
+  const onError = options.onError ?? ((error: unknown) => void process.stderr.write(`replay server: ${String(error)}\n`));
   const requests: ReplayedRequest[] = [];
   // Path and query of every request that `dropOnce` has already cut: the next one goes through.
   const droppedOnce = new Set<string>();
   const server: Server = createServer((request, response) => {
     let body = '';
+    let received = 0;
+    let tooLarge = false;
     request.setEncoding('utf8');
-    request.on('data', (piece: string) => (body += piece));
+    request.on('data', (piece: string) => {
+      if (tooLarge) return;
+      body += piece;
+      received += Buffer.byteLength(piece);
+      if (received > MAX_BODY_BYTES) {
+        tooLarge = true;
+        body = '';
+        // Answered at once, and the connection closed after, so that the rest is not read.
+        response.setHeader('connection', 'close');
+        refuse(response, 413, `request body over ${MAX_BODY_BYTES} bytes`);
+      }
+    });
     request.on('end', () => {
-      void serve(root, request, response, body, requests, droppedOnce);
+      if (tooLarge) return;
+      serve(root, request, response, body, requests, droppedOnce).catch((error: unknown) => {
+        // Every input is checked before it is used, so this is a bug of the server: it is reported,
+        // the client still gets an answer (or, once the body has begun, a closed connection), and
+        // the server goes on serving the others.
+        onError(error);
+        if (!response.headersSent) refuse(response, 500, 'the replay server failed on this request');
+        else response.destroy();
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -101,6 +132,69 @@ export async function startReplayServer(options: ReplayServerOptions = {}): Prom
   };
 }
 
+/** How many requests the server keeps for the tests to read, and how many characters of their bodies. */
+const MAX_KEPT_REQUESTS = 10_000;
+const MAX_KEPT_BODY_CHARACTERS = 16 * 1024 * 1024;
+
+/** Adds `record` to `requests`, then lets the oldest go until both caps hold (the newest stays). */
+function keep(requests: ReplayedRequest[], record: ReplayedRequest): void {
+  requests.push(record);
+  let bodyCharacters = requests.reduce((sum, kept) => sum + kept.body.length, 0);
+  while (requests.length > 1 && (requests.length > MAX_KEPT_REQUESTS || bodyCharacters > MAX_KEPT_BODY_CHARACTERS)) {
+    bodyCharacters -= requests.shift()!.body.length;
+  }
+}
+
+/** The largest request body the server reads (the bodies of chat requests are far smaller). */
+const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Answers with `status` and a short plain-text message. */
+function refuse(response: ServerResponse, status: number, message: string): void {
+  response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-cache' });
+  response.end(`${message}\n`);
+}
+
+/** The query parameters that take a whole number of bytes or milliseconds. */
+const COUNT_PARAMETERS = ['chunk', 'delay', 'truncate', 'stall', 'drop', 'reset', 'dropOnce', 'retry'] as const;
+
+type CountParameter = (typeof COUNT_PARAMETERS)[number];
+
+/** What the query asks for, checked: every value is one the server can act on. */
+interface ReplayParameters {
+  readonly counts: Readonly<Partial<Record<CountParameter, number>>>;
+  readonly status: number | undefined;
+  readonly type: string | undefined;
+  readonly ids: boolean;
+}
+
+/** A header value Node writes: tabs and visible Latin-1 characters, no line ends or controls. */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/** Reads the query, or says (in a few words, without echoing the value) which parameter is wrong. */
+function parametersOf(query: URLSearchParams): ReplayParameters | string {
+  const counts: Partial<Record<CountParameter, number>> = {};
+  for (const name of COUNT_PARAMETERS) {
+    const value = query.get(name);
+    if (value === null) continue;
+    // Digits only: `Number` would take '', 'abc' (NaN), '1e400' (Infinity), '-1' and '0x10'.
+    if (!/^[0-9]{1,15}$/.test(value)) return `${name} must be a whole number of at most 15 digits`;
+    counts[name] = Number(value);
+  }
+  const statusText = query.get('status');
+  let status: number | undefined;
+  if (statusText !== null) {
+    // A 1xx is not a final answer: a client would wait for the one after it forever.
+    if (!/^[2-5][0-9][0-9]$/.test(statusText)) return 'status must be an HTTP status from 200 to 599';
+    status = Number(statusText);
+  }
+  const type = query.get('type') ?? undefined;
+  // A line end would split the header (or inject another); Node refuses any such value with a throw.
+  if (type !== undefined && (type === '' || type.length > 200 || !HEADER_VALUE.test(type))) {
+    return 'type must be a content type of at most 200 characters, without line ends or control characters';
+  }
+  return { counts, status, type, ids: query.get('ids') === '1' };
+}
+
 async function serve(
   root: string,
   request: IncomingMessage,
@@ -109,12 +203,17 @@ async function serve(
   requests: ReplayedRequest[],
   droppedOnce: Set<string>,
 ): Promise<void> {
-  const url = new URL(request.url ?? '/', 'http://localhost');
+  let url: URL | undefined;
+  try {
+    url = new URL(request.url ?? '/', 'http://localhost');
+  } catch {
+    // A request target such as `//[` is no URL at all.
+  }
   let markClosed!: () => void;
   const record: ReplayedRequest = {
     method: request.method ?? 'GET',
-    path: url.pathname,
-    query: url.search.slice(1),
+    path: url?.pathname ?? request.url ?? '',
+    query: url?.search.slice(1) ?? '',
     headers: request.headers,
     body,
     bytesSent: 0,
@@ -122,25 +221,36 @@ async function serve(
     finished: false,
     closed: new Promise<void>((resolve) => (markClosed = resolve)),
   };
-  requests.push(record);
+  keep(requests, record);
   response.on('close', () => {
     record.closedAt = performance.now();
     record.finished = response.writableFinished;
     markClosed();
   });
-
-  const number = (name: string): number | undefined => {
-    const value = url.searchParams.get(name);
-    return value === null ? undefined : Number(value);
-  };
-  const status = number('status');
+  if (url === undefined) {
+    refuse(response, 400, 'the request target is not a URL');
+    return;
+  }
+  const parameters = parametersOf(url.searchParams);
+  if (typeof parameters === 'string') {
+    refuse(response, 400, parameters);
+    return;
+  }
+  const { status } = parameters;
   if (status !== undefined && status !== 200) {
     response.writeHead(status, { 'content-type': 'application/json' });
     response.end(JSON.stringify({ error: { message: `replayed error ${status}`, type: 'replay_error', code: status } }));
     return;
   }
+  let path: string;
+  try {
+    path = decodeURIComponent(url.pathname);
+  } catch {
+    refuse(response, 400, 'the path has a malformed percent-encoding');
+    return;
+  }
   // Serve only files under the root: a path with `..` must not reach anything else.
-  const file = normalize(join(root, decodeURIComponent(url.pathname)));
+  const file = normalize(join(root, path));
   if (!file.startsWith(normalize(root) + sep)) {
     response.writeHead(403).end();
     return;
@@ -155,30 +265,34 @@ async function serve(
   }
   const extension = file.slice(file.lastIndexOf('.') + 1);
   response.writeHead(200, {
-    'content-type': url.searchParams.get('type') ?? CONTENT_TYPES[extension] ?? 'application/octet-stream',
+    'content-type': parameters.type ?? CONTENT_TYPES[extension] ?? 'application/octet-stream',
     'cache-control': 'no-cache',
   });
   response.flushHeaders();
 
+  const number = (name: CountParameter): number | undefined => parameters.counts[name];
   // `ids` and `retry` are SSE fields: an NDJSON body is sent as recorded.
   const retry = extension === 'sse' ? number('retry') : undefined;
   const lastEventId = request.headers['last-event-id'];
   const resumeAfter = typeof lastEventId === 'string' && /^[0-9]+$/.test(lastEventId.trim()) ? Number(lastEventId.trim()) : 0;
   const bytes =
-    url.searchParams.get('ids') === '1' && extension === 'sse'
+    parameters.ids && extension === 'sse'
       ? withEventIds(recording, resumeAfter, retry)
       : retry === undefined
         ? recording
         : concatBytes([ascii(`retry: ${retry}\n\n`), recording]);
 
   const chunk = Math.max(1, number('chunk') ?? 64);
-  const delay = number('delay') ?? 0;
+  // Node's timers take at most 2^31 - 1 ms, and take a longer delay for 1 ms.
+  const delay = Math.min(number('delay') ?? 0, MAX_DELAY_MS);
   const truncate = number('truncate');
   const stall = number('stall');
   let drop = number('drop');
   const reset = number('reset');
   const dropOnce = number('dropOnce');
   if (dropOnce !== undefined && drop === undefined && !droppedOnce.has(url.pathname + url.search)) {
+    // Capped, oldest first out: a long-running server (the demo upstream of an example) must not grow without end.
+    if (droppedOnce.size >= MAX_DROPPED_ONCE) droppedOnce.delete(droppedOnce.values().next().value as string);
     droppedOnce.add(url.pathname + url.search);
     drop = dropOnce;
   }
@@ -209,6 +323,12 @@ async function serve(
   }
   response.end();
 }
+
+/** How many paths and queries `dropOnce` remembers. */
+const MAX_DROPPED_ONCE = 10_000;
+
+/** The longest `delay` the server waits between writes (Node's timers take no more). */
+const MAX_DELAY_MS = 2 ** 31 - 1;
 
 /** How long `reset` waits between its last write and the reset. */
 const RESET_PAUSE_MS = 50;

@@ -1,4 +1,5 @@
 import type { RecordedChunk, StreamRecordingInit } from './recordedChunks.js';
+import { redactCredentials } from './redactCredentials.js';
 
 /**
  * True for a header whose value is a credential or a cookie (`set-cookie`, `authorization`,
@@ -19,7 +20,7 @@ export function isCredentialHeader(name: string): boolean {
 
 const CREDENTIAL_HEADER = new RegExp(
   '^(set-cookie2?|cookie|authorization|proxy-authorization|x-amz-security-token)$' +
-    '|api-?key|secret|password|passwd|credential|session|(^|-)(auth-)?token$',
+    '|api-?key|(^|-)key$|(^|-)auth(-|$)|secret|password|passwd|credential|session|(^|-)(auth-)?token$',
   'i',
 );
 
@@ -98,11 +99,14 @@ export class StreamRecording {
   }
 }
 
-/** The headers a recording keeps: names in lower case, credentials and cookies dropped. */
+/**
+ * The headers a recording keeps: names in lower case, credentials and cookies dropped, and the
+ * credentials in URLs a value holds (a signed `location`, a `link` with `?sig=`) redacted.
+ */
 function keptHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (typeof value === 'string' && !isCredentialHeader(name)) kept[name.toLowerCase()] = value;
+    if (typeof value === 'string' && !isCredentialHeader(name)) kept[name.toLowerCase()] = redactCredentials(value);
   }
   return kept;
 }

@@ -7,6 +7,7 @@ import { ProtocolError } from '../errors/errors.js';
 import { isJsonObject } from '../internal/json.js';
 import { decodeBase64, encodeBase64 } from '../internal/base64.js';
 import { StreamRecording } from './StreamRecording.js';
+import { redactCredentials } from './redactCredentials.js';
 
 /** The `format` of the header line of a recording file. */
 export const RECORDING_FORMAT = 'rxjs-llm-stream/recording';
@@ -28,8 +29,9 @@ const roundTime = (t: number): number => Math.round(t * 1000) / 1000;
  * ```
  *
  * The first line is the header (`source`, `contentType`, `status` and `headers` only when known;
- * `headers` never holds credentials or cookies); then one line per
- * chunk, in arrival order: `t`, milliseconds since the first chunk (to the microsecond), and `b`,
+ * `headers` never holds credentials or cookies, and `source` and the URLs in header values are
+ * written with their credentials redacted: user info removed, `?key=`, `?code=`, `?token=`, ... as
+ * `REDACTED`); then one line per chunk, in arrival order: `t`, milliseconds since the first chunk (to the microsecond), and `b`,
  * the chunk's bytes in standard base64, so any bytes survive, invalid UTF-8 and characters split
  * between chunks included; for an error status, the chunks are the error body. Every line ends
  * with `\n`. Nothing else is written: no request headers, no request body, so no API key ends up
@@ -51,7 +53,8 @@ export function serializeRecording(recording: StreamRecording): string {
     version: RECORDING_VERSION,
     recordedAt: recording.recordedAt,
   };
-  if (recording.source !== undefined) header['source'] = recording.source;
+  // A source given with its key (`?key=`, `user:password@`) is written without it.
+  if (recording.source !== undefined) header['source'] = redactCredentials(recording.source);
   if (recording.contentType !== undefined) header['contentType'] = recording.contentType;
   if (recording.status !== undefined) header['status'] = recording.status;
   if (recording.headers !== undefined) header['headers'] = recording.headers;
