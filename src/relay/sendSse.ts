@@ -27,7 +27,11 @@ export interface SseWritable {
 export interface SendSseOptions {
   /** `chat-events` (default: this library's events, as `toMessageEvents` names them) or `ui-message-stream`. */
   readonly format?: RelayFormatName | RelayFormat;
-  /** The most bytes that may wait for the client; past it the client is dropped (`over-cap`). Default 1 MiB. */
+  /**
+   * The most bytes that may wait for the client while it is not draining, behind the next event (which is
+   * written whole when the socket has room, however large); past it the client is dropped (`over-cap`).
+   * Default 1 MiB.
+   */
   readonly maxBufferedBytes?: number;
   /** How long the client may take nothing while bytes wait for it; then it is dropped (`stalled`). Default 30 s. */
   readonly stallTimeout?: number;
@@ -136,9 +140,10 @@ export function sendSse(entries$: Observable<StreamEntry>, response: SseWritable
     };
     const drop = (reason: 'over-cap' | 'stalled'): void => {
       const waiting = backlog.bytes;
+      const behind = backlog.bytesBeyondNext;
       const message =
         reason === 'over-cap'
-          ? `dropped a slow client: ${waiting} bytes waited for it, over the cap of ${maxBytes}`
+          ? `dropped a slow client: ${behind} bytes waited for it behind the next event, over the cap of ${maxBytes}`
           : `dropped a stalled client: it took nothing for ${stallTimeout} ms with ${waiting} bytes waiting`;
       finish();
       response.destroy();
@@ -169,7 +174,9 @@ export function sendSse(entries$: Observable<StreamEntry>, response: SseWritable
     }
     const push = (frames: readonly RelayFrame[]): void => {
       for (const frame of frames) backlog.push(frame);
-      if (backlog.bytes > maxBytes) drop('over-cap');
+      // The socket has room: what waits is written, whatever its size. Only what waits behind the next
+      // frame while the client is not draining counts against the cap.
+      if (blocked && backlog.bytesBeyondNext > maxBytes) drop('over-cap');
       else flush();
     };
     /** Writes what waits and ends the response; a client that never takes it is cut off after the stall timeout. */
