@@ -1,4 +1,6 @@
-import { errorFromStreamErrorData, streamErrorData } from '../errors/streamErrorData.js';
+import { StreamErrorData, errorFromStreamErrorData, streamErrorData } from '../errors/streamErrorData.js';
+import { ErrorExposureOptions, clientErrorData, publicErrorData, publicErrorText } from '../errors/publicErrorData.js';
+import { LlmStreamError } from '../errors/errors.js';
 import { StreamEntry, ResumePosition } from './streamEntries.js';
 import { UiMessageEncoder } from '../ui/UiMessageEncoder.js';
 import { UiMessageChunk } from '../ui/uiMessageChunks.js';
@@ -43,14 +45,17 @@ const TEXT_EVENTS: ReadonlySet<string> = new Set(['content', 'reasoning', 'refus
  * `data:` the event as JSON; a failure is one `error` event with `StreamErrorData`. Consecutive text
  * events of one choice (`content`, `reasoning`, `refusal`) merge while the client is slow.
  */
-function chatEventsFormat(after: ResumePosition): RelayFormat {
+function chatEventsFormat(after: ResumePosition, exposure: ErrorExposureOptions): RelayFormat {
+  // The stored error is the server's whole description: a client gets its codes and a fixed message.
+  const errorData = (stored: string): string =>
+    exposure.exposeErrors === true ? stored : JSON.stringify(publicErrorData(JSON.parse(stored) as StreamErrorData));
   return {
     name: 'chat-events',
     readAfter: after.entry,
     frames(entry) {
       if (entry.id <= after.entry || entry.kind === 'end') return [];
       const id = String(entry.id);
-      if (entry.kind === 'error') return [{ event: 'error', id, data: entry.data }];
+      if (entry.kind === 'error') return [{ event: 'error', id, data: errorData(entry.data) }];
       if (!TEXT_EVENTS.has(entry.type)) return [{ event: entry.type, id, data: entry.data }];
       const event = JSON.parse(entry.data) as { type: string; choice: number; text: string; reasoningTokens?: number };
       // Only the plain shape merges: an event with more fields (reasoningTokens) keeps them, alone.
@@ -59,7 +64,7 @@ function chatEventsFormat(after: ResumePosition): RelayFormat {
       const render = (text: string): string => JSON.stringify({ type, choice, text });
       return [{ event: type, id, data: entry.data, merge: { key: `${type}:${choice}`, text: event.text, render } }];
     },
-    fail: (error, lastId) => [{ event: 'error', id: lastId, data: JSON.stringify(streamErrorData(error)) }],
+    fail: (error, lastId) => [{ event: 'error', id: lastId, data: JSON.stringify(clientErrorData(error, exposure)) }],
   };
 }
 
@@ -89,8 +94,10 @@ function uiFrame(chunk: UiMessageChunk, id: string): RelayFrame {
  * encoder has state (the open parts), so a resumed client's stream is encoded from the first entry
  * and only what follows its position is written.
  */
-function uiMessageStreamFormat(after: ResumePosition): RelayFormat {
-  const encoder = new UiMessageEncoder();
+function uiMessageStreamFormat(after: ResumePosition, exposure: ErrorExposureOptions): RelayFormat {
+  const errorText = (error: unknown): string =>
+    exposure.exposeErrors === true && error instanceof LlmStreamError ? error.message : publicErrorText(streamErrorData(error));
+  const encoder = new UiMessageEncoder({ errorText });
   const skipped = (entry: number, chunk: number): boolean =>
     entry < after.entry || (entry === after.entry && (after.chunk === undefined || chunk <= after.chunk));
   const framesOf = (entry: number, chunks: readonly UiMessageChunk[], done: boolean): RelayFrame[] => {
@@ -123,10 +130,19 @@ function uiMessageStreamFormat(after: ResumePosition): RelayFormat {
  * const format = relayFormat('chat-events', parseStreamPosition(request.headers['last-event-id'] as string | undefined));
  * ```
  *
+ * An error reaches the client as its codes and a fixed message (`publicErrorData`, and
+ * `publicErrorText` for the UI stream's `errorText`): the provider's or the store's own message stays
+ * in the store and the server's log, unless `exposeErrors` is set.
+ *
  * @param name `chat-events` (default) or `ui-message-stream`.
  * @param position Where the client stands.
+ * @param options `exposeErrors`: send errors' own messages (off by default).
  * @returns A fresh format for that client.
  */
-export function relayFormat(name: RelayFormatName = 'chat-events', position: ResumePosition = { entry: 0 }): RelayFormat {
-  return name === 'ui-message-stream' ? uiMessageStreamFormat(position) : chatEventsFormat(position);
+export function relayFormat(
+  name: RelayFormatName = 'chat-events',
+  position: ResumePosition = { entry: 0 },
+  options: ErrorExposureOptions = {},
+): RelayFormat {
+  return name === 'ui-message-stream' ? uiMessageStreamFormat(position, options) : chatEventsFormat(position, options);
 }

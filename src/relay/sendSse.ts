@@ -6,6 +6,7 @@ import { uiMessageStreamHeaders } from '../ui/uiMessageChunks.js';
 import { StreamEntry } from './streamEntries.js';
 import { subscribeLinked } from '../internal/subscribeLinked.js';
 import { SlowClientError } from './SlowClientError.js';
+import { ErrorExposureOptions } from '../errors/publicErrorData.js';
 
 /** The part of a Node `ServerResponse` (or any `Writable`) the sink uses. */
 export interface SseWritable {
@@ -24,7 +25,7 @@ export interface SseWritable {
 }
 
 /** Options of {@link sendSse}. */
-export interface SendSseOptions {
+export interface SendSseOptions extends ErrorExposureOptions {
   /** `chat-events` (default: this library's events, as `toMessageEvents` names them) or `ui-message-stream`. */
   readonly format?: RelayFormatName | RelayFormat;
   /**
@@ -76,8 +77,8 @@ const CHAT_EVENT_HEADERS: Record<string, string> = {
  * The result is cold: subscribing sends the head (when not sent) and starts. It emits one
  * `SentReport` when the response is over: the stream's end written (`complete`), or the client gone
  * (`client-closed`: the source is unsubscribed, which is no error). A source that fails has its error
- * written to the client as the stream's last event (`StreamErrorData`), and then fails the result
- * with it, so that the server logs it.
+ * written to the client as the stream's last event (its codes and a fixed message, `publicErrorData`;
+ * its own message with `exposeErrors`), and then fails the result with it, so that the server logs it.
  *
  * ```
  * entries:  --1--2--3--4--end|
@@ -112,7 +113,10 @@ export function sendSse(entries$: Observable<StreamEntry>, response: SseWritable
   const stallTimeout = options.stallTimeout ?? DEFAULT_STALL_TIMEOUT_MS;
   const heartbeatInterval = options.heartbeatInterval ?? DEFAULT_SSE_HEARTBEAT_MS;
   return new Observable<SentReport>((subscriber) => {
-    const format = typeof options.format === 'object' ? options.format : relayFormat(options.format);
+    const format =
+      typeof options.format === 'object'
+        ? options.format
+        : relayFormat(options.format, undefined, { exposeErrors: options.exposeErrors === true });
     const backlog = new ClientBacklog();
     const demand = options.demand;
     let blocked = false;
