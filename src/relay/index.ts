@@ -2,13 +2,23 @@
 // reconnects, across instances. Node servers only: its own entry point, so that none of it reaches a
 // browser bundle of the main one.
 export { StreamRelay } from './StreamRelay.js';
-export type { StreamRelayOptions, RelayClientOptions, RelayReport } from './StreamRelay.js';
+export type {
+  StreamRelayOptions,
+  RelayClientOptions,
+  RelayStartOptions,
+  RelayServeOptions,
+  RelayReport,
+  RelayErrorContext,
+  StreamAccess,
+} from './StreamRelay.js';
+export { randomStreamId } from './randomStreamId.js';
+export { readStreamMetadata, writeStreamMetadata } from './streamMetadata.js';
 export { sendSse, DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_STALL_TIMEOUT_MS, DEFAULT_SSE_HEARTBEAT_MS } from './sendSse.js';
 export type { SendSseOptions, SentReport, SseWritable } from './sendSse.js';
 export { toStreamEntries } from './toStreamEntries.js';
 export { readStream } from './readStream.js';
 export type { ReadStreamOptions } from './readStream.js';
-export type { StreamStore, StoredStreamState, StreamStoreTiming } from './StreamStore.js';
+export type { StreamStore, StoredStreamState, StreamStoreTiming, StreamMetadata } from './StreamStore.js';
 export type { StreamStoreOptions } from './storeOptions.js';
 export { DEFAULT_PRODUCER_HEARTBEAT_MS, DEFAULT_PRODUCER_TIMEOUT_MS } from './storeOptions.js';
 export { MemoryStreamStore } from './MemoryStreamStore.js';
