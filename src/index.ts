@@ -88,7 +88,7 @@ export { toMessageEvents } from './ui/toMessageEvents.js';
 export type { MessageEventsOptions, SseMessageEvent } from './ui/toMessageEvents.js';
 export { encodeUiMessageSse, toUiMessageStream } from './ui/toUiMessageStream.js';
 export type { UiMessageStreamOptions } from './ui/toUiMessageStream.js';
-export type { UiMessageEncoderOptions } from './ui/UiMessageEncoder.js';
+export type { UiMessageEncoderOptions, UiMessageEncoderState } from './ui/UiMessageEncoder.js';
 export { uiMessageStreamHeaders } from './ui/uiMessageChunks.js';
 export type { UiFinishReason, UiMessageChunk } from './ui/uiMessageChunks.js';
 

@@ -12,6 +12,7 @@ import { readStream, storeFailure } from './readStream.js';
 import { SendSseOptions, SentReport, SseWritable, sendSse } from './sendSse.js';
 import { SlowClientError } from './SlowClientError.js';
 import { readStreamMetadata, writeStreamMetadata } from './streamMetadata.js';
+import { checkpointingStore, readUiCheckpoint } from './uiCheckpoints.js';
 import { StreamMetadata, StreamStore } from './StreamStore.js';
 
 /** Where a relay's error arose: reading a source into the store (`produce`), or serving a client (`serve`, `start`). */
@@ -181,7 +182,8 @@ export class StreamRelay<Context = unknown> {
       let cancelled = false;
       try {
         const onError = this.options.onError;
-        const producer = new Producer(this.store, streamId, {
+        // The producer's appends also keep the UI encoder's state now and then, for UI clients that resume late.
+        const producer = new Producer(checkpointingStore(this.store, streamId), streamId, {
           maxPendingBytes: this.options.maxPendingBytes ?? 1024 * 1024,
           onError: onError === undefined ? undefined : (error, id) => onError(error, id, { during: 'produce' }),
           onOver: () => {
@@ -264,7 +266,7 @@ export class StreamRelay<Context = unknown> {
           refuse(400, 'bad-request', 'Last-Event-ID must be an event id this stream sent (12, or 12:3)\n');
           return;
         }
-        const format = relayFormat(options.format, position, { exposeErrors: this.options.exposeErrors === true });
+        const formatName = options.format ?? 'chat-events';
         this.store
           .state(streamId)
           .then(async (state) => {
@@ -272,7 +274,7 @@ export class StreamRelay<Context = unknown> {
             // The `end` entry writes no event in the ChatEvent format: a client that has the one before it has it all. In the UI
             // stream it writes several: only a client past all of them (`12`, not `12:1`) has it all.
             const hasAll =
-              format.name === 'chat-events'
+              formatName === 'chat-events'
                 ? position.entry + 1 >= state.lastId
                 : position.entry >= state.lastId && position.chunk === undefined;
             if (!state.stored) return refuse(204, 'no-content', '');
@@ -280,6 +282,12 @@ export class StreamRelay<Context = unknown> {
               return cancelled ? undefined : refuse(403, 'forbidden', 'forbidden\n');
             if (cancelled) return;
             if (state.ended && hasAll) return refuse(204, 'no-content', '');
+            // A UI client is encoded from the checkpoint before its position: reading starts there, not at the first entry.
+            const through = position.chunk === undefined ? position.entry : position.entry - 1;
+            const checkpoint = formatName === 'ui-message-stream' ? await readUiCheckpoint(this.store, streamId, through) : undefined;
+            if (cancelled) return;
+            const exposeErrors = this.options.exposeErrors === true;
+            const format = relayFormat(formatName, position, checkpoint === undefined ? { exposeErrors } : { exposeErrors, checkpoint });
             const demand = new Demand();
             const entries$ = readStream(this.store, streamId, { after: format.readAfter, demand });
             subscription = sendSse(entries$, response, { ...this.sinkOptions(options, streamId), demand, format }).subscribe({
