@@ -1,10 +1,13 @@
 import { from, Observable } from 'rxjs';
 import { groupToolCallsByIndex } from '../../src/reply/groupToolCallsByIndex';
+import Redis from 'ioredis';
 import { MemoryStreamStore } from '../../src/relay/MemoryStreamStore';
+import { RedisStreamStore } from '../../src/relay/RedisStreamStore';
 import { StreamRelay } from '../../src/relay/StreamRelay';
 import { StreamStore } from '../../src/relay/StreamStore';
 import { ChatEvent } from '../../src/types/events';
 import { collect } from '../support/collect';
+import { RedisServer, startRedis } from '../support/redisServer';
 import { framesOf, readWhole, RelayHarness, startHarness } from '../support/relayHarness';
 
 // A UI message stream resume near the end of a long reply reads from near where the client is, not
@@ -27,8 +30,8 @@ function longReply(): Observable<ChatEvent> {
   return from(events).pipe(groupToolCallsByIndex());
 }
 
-/** The in-memory store, counting the entries of stream `counted` it hands out. */
-function countingStore(inner: MemoryStreamStore, counted: () => string): StreamStore & { entriesRead: number } {
+/** A store, counting the entries of stream `counted` it hands out. */
+function countingStore(inner: StreamStore, counted: () => string): StreamStore & { entriesRead: number } {
   const store = {
     entriesRead: 0,
     timing: inner.timing,
@@ -85,9 +88,28 @@ beforeAll(async () => {
 });
 afterAll(() => harness?.close());
 
-describe('a ui-message-stream resume of a long reply', () => {
+let redis: RedisServer | undefined;
+let redisClient: Redis | undefined;
+let redisBlocking: Redis | undefined;
+afterAll(async () => {
+  await Promise.all([redisClient?.quit(), redisBlocking?.quit()]);
+  await redis?.stop();
+});
+
+describe.each([
+  ['the in-memory store', async (): Promise<StreamStore> => new MemoryStreamStore()],
+  [
+    'a RedisStreamStore (over ioredis)',
+    async (): Promise<StreamStore> => {
+      redis = await startRedis();
+      redisClient = new Redis(redis.url);
+      redisBlocking = redisClient.duplicate();
+      return new RedisStreamStore({ client: redisClient, blockingClient: redisBlocking });
+    },
+  ],
+])('a ui-message-stream resume of a long reply, over %s', (_name, makeStore) => {
   it('reads from near the position, and joins to the uninterrupted stream, wherever the client stopped', async () => {
-    const store = countingStore(new MemoryStreamStore(), () => 'long-1');
+    const store = countingStore(await makeStore(), () => 'long-1');
     const relay = new StreamRelay({ store });
     harness.handle((request, response) => {
       const streamId = /^\/chat\/([^/]+)/.exec(request.url ?? '')?.[1];
@@ -125,6 +147,6 @@ describe('a ui-message-stream resume of a long reply', () => {
       const behind = store.entriesRead - (lastEntry - entry);
       expect({ lastEventId, behind: behind >= 0 && behind <= 258 }).toEqual({ lastEventId, behind: true });
     }
-    console.log(`entries read by ui-message-stream resumes of a ${lastEntry}-entry stream: ${JSON.stringify(reads)}`);
+    console.log(`${_name}: entries read by ui-message-stream resumes of a ${lastEntry}-entry stream: ${JSON.stringify(reads)}`);
   });
 });

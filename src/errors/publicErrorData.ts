@@ -67,7 +67,9 @@ function fixedMessage(data: StreamErrorData): string {
 export function publicErrorData(data: StreamErrorData): StreamErrorData {
   // In the order `streamErrorData` writes them: name, reason, message, then the fields.
   const reason = typeof data.reason === 'string' && CODE.test(data.reason) ? { reason: data.reason } : {};
-  const safe: { -readonly [K in keyof StreamErrorData]: StreamErrorData[K] } = { name: data.name, ...reason, message: fixedMessage(data) };
+  // A name that is no class name (data from elsewhere) is sent as the catch-all class.
+  const name = /^[A-Za-z]{1,64}$/.test(data.name) ? data.name : 'StreamClosedEarlyError';
+  const safe: { -readonly [K in keyof StreamErrorData]: StreamErrorData[K] } = { name, ...reason, message: fixedMessage(data) };
   if (data.position !== undefined) safe.position = data.position;
   if (typeof data.status === 'number') safe.status = data.status;
   if (typeof data.type === 'string' && CODE.test(data.type)) safe.type = data.type;
