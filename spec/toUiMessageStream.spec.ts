@@ -40,7 +40,7 @@ describe('toUiMessageStream', () => {
         c: { type: 'text-start', id: 'text-1' },
         d: { type: 'text-delta', id: 'text-1', delta: 'x' },
         e: { type: 'text-end', id: 'text-1' },
-        f: { type: 'error', errorText: 'overloaded' },
+        f: { type: 'error', errorText: 'the provider reported an error (ProviderError, in-stream)' },
       });
     });
   });

@@ -85,9 +85,10 @@ export type {
 // ui: what goes to a browser
 export { encodeSse, encodeSseBytes } from './ui/encodeSse.js';
 export { toMessageEvents } from './ui/toMessageEvents.js';
-export type { SseMessageEvent } from './ui/toMessageEvents.js';
+export type { MessageEventsOptions, SseMessageEvent } from './ui/toMessageEvents.js';
 export { encodeUiMessageSse, toUiMessageStream } from './ui/toUiMessageStream.js';
-export type { UiMessageEncoderOptions } from './ui/UiMessageEncoder.js';
+export type { UiMessageStreamOptions } from './ui/toUiMessageStream.js';
+export type { UiMessageEncoderOptions, UiMessageEncoderState } from './ui/UiMessageEncoder.js';
 export { uiMessageStreamHeaders } from './ui/uiMessageChunks.js';
 export type { UiFinishReason, UiMessageChunk } from './ui/uiMessageChunks.js';
 
@@ -127,6 +128,8 @@ export type { LlmStreamErrorOptions, ProviderErrorOptions, StreamPosition, ToolA
 export { isLlmStreamError } from './errors/isLlmStreamError.js';
 export { errorFromStreamErrorData, streamErrorData } from './errors/streamErrorData.js';
 export type { StreamErrorData } from './errors/streamErrorData.js';
+export { clientErrorData, publicErrorData, publicErrorText } from './errors/publicErrorData.js';
+export type { ErrorExposureOptions } from './errors/publicErrorData.js';
 export { STRUCTURED_OUTPUT_REASONS } from './errors/structuredOutputReasons.js';
 export type { StructuredOutputReason } from './errors/structuredOutputReasons.js';
 

@@ -4,7 +4,7 @@ import { Completion, CompletionSnapshot } from '../../src/types/events';
 import { eventText, FakeUpstream, startFakeUpstream, UpstreamRequest } from '../support/fakeUpstream';
 import { RedisServer, startRedis } from '../support/redisServer';
 import { RelayApp, startRelayApp } from '../support/relayApp';
-import { SseReading, allFrames, completionOf, eventsOf, firstFrame, firstFrames, postChat, resume } from '../support/relayClient';
+import { SseReading, allFrames, completionOf, eventsOf, firstFrame, firstFrames, postChat, resume, stopChat } from '../support/relayClient';
 
 // examples/relay end to end, over HTTP: instances in processes of their own, one real Redis, one
 // fake upstream that counts its requests. Heartbeats are fast here (renewed every 200 ms, dead
@@ -112,8 +112,7 @@ describe.each([
     const outcome = completionOf(started);
     const { streamId } = await started.head;
     await firstFrame(resume(second.url, streamId!)); // it is producing
-    const stop = await fetch(`${second.url}/chat/${streamId}/stop`, { method: 'POST' });
-    expect(stop.status).toBe(202);
+    expect(await stopChat(second.url, streamId!)).toBe(202);
     const [request] = requestsSince(before);
     await within(request!.closed, 10_000, 'the upstream connection closed');
     expect(request!.finished).toBe(false);
@@ -121,7 +120,7 @@ describe.each([
     expect(error).toBeInstanceOf(StreamClosedEarlyError);
     expect((error as StreamClosedEarlyError).reason).toBe('stopped');
     // Once its end is stored (the client may see it a moment before), a second stop finds no live stream.
-    const stopAgain = async (): Promise<number> => (await fetch(`${second.url}/chat/${streamId}/stop`, { method: 'POST' })).status;
+    const stopAgain = (): Promise<number> => stopChat(second.url, streamId!);
     let status = await stopAgain();
     for (let tries = 0; status !== 404 && tries < 50; tries++)
       status = await new Promise((resolve) => setTimeout(resolve, 100)).then(stopAgain);

@@ -203,7 +203,11 @@ describe('sendSse over HTTP', () => {
       ['1', 'content'],
       ['1', 'error'],
     ]);
-    expect(JSON.parse(frames[1]!.data)).toMatchObject({ name: 'StreamClosedEarlyError', reason: 'store', message: 'the store went away' });
+    expect(JSON.parse(frames[1]!.data)).toMatchObject({
+      name: 'StreamClosedEarlyError',
+      reason: 'store',
+      message: 'the stream store failed before the reply ended',
+    });
     expect((await outcome).error).toBe(failure);
   });
 });

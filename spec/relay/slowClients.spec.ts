@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { ClientRequest, IncomingMessage, request } from 'node:http';
 import { join } from 'node:path';
 import { root } from '../support/build';
-import { FakeUpstream, startFakeUpstream } from '../support/fakeUpstream';
+import { FakeUpstream, fakeMessages, startFakeUpstream } from '../support/fakeUpstream';
 import { RedisServer, startRedis } from '../support/redisServer';
 import { RelayApp, startRelayApp } from '../support/relayApp';
 
@@ -59,7 +59,7 @@ function slowClient(url: string): { request: ClientRequest; read: () => number; 
   });
   req.on('error', () => clearInterval(timer));
   req.on('close', () => clearInterval(timer));
-  req.end(JSON.stringify({ model: 'fake', messages: [], reply: REPLY }));
+  req.end(JSON.stringify({ messages: fakeMessages(REPLY) }));
   opened.push(req);
   return { request: req, read: () => read, status };
 }

@@ -15,9 +15,26 @@ export interface FakeReply {
   readonly delayMs?: number;
 }
 
+/**
+ * The messages that ask the fake for `reply`, for an app that passes on the browser's messages only:
+ * the fake reads its reply from the last message's content when the body has no `reply` field.
+ */
+export function fakeMessages(reply: FakeReply): Array<{ role: 'user'; content: string }> {
+  return [{ role: 'user', content: JSON.stringify({ reply }) }];
+}
+
+/** The reply a body asks for: its `reply` field, or the one in its last message (`fakeMessages`). */
+function replyOf(body: { reply?: FakeReply; messages?: Array<{ content?: unknown }> }): FakeReply | undefined {
+  if (body.reply !== undefined) return body.reply;
+  const content = body.messages?.[body.messages.length - 1]?.content;
+  return typeof content === 'string' ? (JSON.parse(content) as { reply?: FakeReply }).reply : undefined;
+}
+
 /** One request the fake served. */
 export interface UpstreamRequest {
-  readonly body: { reply: FakeReply };
+  readonly body: { reply: FakeReply } & Record<string, unknown>;
+  /** The request's headers, as the fake received them. */
+  readonly headers: IncomingMessage['headers'];
   /** Bytes given to `write()`. */
   offered: number;
   /** Bytes still in the response's own buffer (not yet handed to the kernel) when last looked at. */
@@ -98,9 +115,12 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     let raw = '';
     req.on('data', (piece: Buffer) => (raw += piece.toString('utf8')));
     req.on('end', () => {
-      let body: { reply: FakeReply };
+      let body: { reply: FakeReply } & Record<string, unknown>;
       try {
-        body = JSON.parse(raw) as { reply: FakeReply };
+        const parsed = JSON.parse(raw) as { reply?: FakeReply; messages?: Array<{ content?: unknown }> } & Record<string, unknown>;
+        const reply = replyOf(parsed);
+        if (reply === undefined) throw new Error('no reply');
+        body = { ...parsed, reply };
       } catch {
         res.writeHead(400).end('the body must be JSON with a reply');
         return;
@@ -109,6 +129,7 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
       let markClosed: () => void = () => undefined;
       const request: UpstreamRequest = {
         body,
+        headers: req.headers,
         offered: 0,
         buffered: () => res.writableLength,
         blockedWrites: 0,

@@ -8,7 +8,7 @@ import { finalizeCompletion } from '../../src/reply/finalizeCompletion';
 import { fromResponse } from '../../src/io/fromResponse';
 import { sseFrames } from '../../src/frames/sseFrames';
 import { collect, Outcome } from './collect';
-import { FakeReply } from './fakeUpstream';
+import { FakeReply, fakeMessages } from './fakeUpstream';
 
 // A client of the relay's HTTP contract, reading with this library.
 
@@ -18,6 +18,18 @@ export interface SseReading {
   readonly head: Promise<{ status: number; streamId: string | null }>;
 }
 
+/**
+ * The session cookie each stream was started with: the example lets only the session that started a
+ * stream resume or stop it, so `resume` and `stopChat` send the starter's cookie for that stream.
+ */
+const sessions = new Map<string, string>();
+
+/** The cookie header of the session that started `streamId` (none for a stream this client never started). */
+export function sessionCookieOf(streamId: string): Record<string, string> {
+  const cookie = sessions.get(streamId);
+  return cookie === undefined ? {} : { cookie };
+}
+
 /** Reads `url` as an event stream (`fromFetch`: unsubscribing aborts the request). */
 export function readSse(url: string, init: RequestInit = {}): SseReading {
   let told: (head: { status: number; streamId: string | null }) => void = () => undefined;
@@ -25,7 +37,10 @@ export function readSse(url: string, init: RequestInit = {}): SseReading {
   const frames$ = fromFetch(url, {
     ...init,
     selector: (response) => {
-      told({ status: response.status, streamId: response.headers.get('x-stream-id') });
+      const streamId = response.headers.get('x-stream-id');
+      const session = /^(relay-session=[^;]+)/.exec(response.headers.get('set-cookie') ?? '')?.[1];
+      if (streamId !== null && session !== undefined) sessions.set(streamId, session);
+      told({ status: response.status, streamId });
       return fromResponse(response, { contentTypes: 'any' });
     },
   }).pipe(decodeUtf8(), sseFrames());
@@ -37,16 +52,20 @@ export function postChat(baseUrl: string, reply: FakeReply, query = ''): SseRead
   return readSse(`${baseUrl}/chat${query}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'fake', messages: [{ role: 'user', content: 'hi' }], reply }),
+    body: JSON.stringify({ messages: fakeMessages(reply) }),
   });
+}
+
+/** `POST /chat/:id/stop`, as the session that started it; answers the status. */
+export async function stopChat(baseUrl: string, streamId: string): Promise<number> {
+  return (await fetch(`${baseUrl}/chat/${streamId}/stop`, { method: 'POST', headers: sessionCookieOf(streamId) })).status;
 }
 
 /** `GET /chat/:id/stream`, after `lastEventId` when given. */
 export function resume(baseUrl: string, streamId: string, lastEventId?: string, query = ''): SseReading {
-  return readSse(
-    `${baseUrl}/chat/${streamId}/stream${query}`,
-    lastEventId === undefined ? {} : { headers: { 'last-event-id': lastEventId } },
-  );
+  return readSse(`${baseUrl}/chat/${streamId}/stream${query}`, {
+    headers: { ...sessionCookieOf(streamId), ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }) },
+  });
 }
 
 /** The first `n` frames, then the connection dropped. */

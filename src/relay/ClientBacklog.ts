@@ -7,6 +7,8 @@ interface Waiting {
   id: string;
   texts: string[];
   bytes: number;
+  /** Its bytes as pushed, before anything merged into it. */
+  readonly ownBytes: number;
 }
 
 /** The bytes of a text in UTF-8, counted without encoding it. */
@@ -29,7 +31,8 @@ function byteLength(text: string): number {
  * pushed as the source gives them and taken as one text when the client can take more; while they
  * wait, consecutive frames that may merge (text deltas of one part) become one, so that a slow
  * client gets the same text in fewer, larger events, and nothing is lost. The sink drops the client
- * when `bytes` passes its cap.
+ * when `bytesBeyondNext` passes its cap: the next frame, however large (a 700 KB tool call), is
+ * written as soon as the socket has room, so its own size never counts against the client.
  *
  * Every frame is written with its own `id:` line, so that whatever the client last saw is a
  * position the relay can resume from.
@@ -41,6 +44,7 @@ function byteLength(text: string): number {
  * const backlog = new ClientBacklog();
  * backlog.push({ event: 'message', id: '1', data: 'a' });
  * backlog.bytes; // 21
+ * backlog.bytesBeyondNext; // 0: the next frame is written whole when the socket has room
  * socket.write(backlog.take()); // 'id: 1\ndata: a\n\n'
  * ```
  */
@@ -53,6 +57,16 @@ export class ClientBacklog {
   /** The bytes waiting, as they will be written. */
   get bytes(): number {
     return this.waitingBytes;
+  }
+
+  /**
+   * The bytes waiting beyond the next frame to be written: all of them but that frame's own bytes as it
+   * was pushed (what merged into it since counts). A single event larger than a client's cap is sent
+   * whole when the socket has room; what piles up behind it is what the cap bounds.
+   */
+  get bytesBeyondNext(): number {
+    const next = this.waiting[0];
+    return next === undefined ? 0 : this.waitingBytes - next.ownBytes;
   }
 
   /** How many frames wait (after merging). */
@@ -89,7 +103,7 @@ export class ClientBacklog {
       return;
     }
     const bytes = byteLength(encode(frame, frame.id, frame.data));
-    this.waiting.push({ frame, id: frame.id, texts: frame.merge === undefined ? [] : [frame.merge.text], bytes });
+    this.waiting.push({ frame, id: frame.id, texts: frame.merge === undefined ? [] : [frame.merge.text], bytes, ownBytes: bytes });
     this.waitingBytes += bytes;
   }
 

@@ -1,6 +1,6 @@
 import { StreamEntry } from './streamEntries.js';
 import { StreamClosedEarlyError } from '../errors/errors.js';
-import { StoredStreamState, StreamStore, StreamStoreTiming } from './StreamStore.js';
+import { StoredStreamState, StreamMetadata, StreamStore, StreamStoreTiming } from './StreamStore.js';
 import { StoreSettings, StreamStoreOptions, storeSettings } from './storeOptions.js';
 
 /** One stream in memory. */
@@ -11,6 +11,7 @@ interface MemoryStream {
   beatAt: number;
   stopRequested: boolean;
   expiry: ReturnType<typeof setTimeout> | undefined;
+  metadata: StreamMetadata | undefined;
   readonly waiters: Set<() => void>;
 }
 
@@ -46,6 +47,7 @@ export class MemoryStreamStore implements StreamStore {
       beatAt: Date.now(),
       stopRequested: false,
       expiry: undefined,
+      metadata: undefined,
       waiters: new Set(),
     };
     this.streams.set(streamId, stream);
@@ -86,6 +88,16 @@ export class MemoryStreamStore implements StreamStore {
     if (stream === undefined) return { stored: false, ended: false, alive: false, lastId: 0 };
     const alive = !stream.ended && Date.now() - stream.beatAt < this.settings.heartbeatTimeout;
     return { stored: true, ended: stream.ended, alive, lastId: stream.lastId };
+  }
+
+  async writeMetadata(streamId: string, metadata: StreamMetadata): Promise<void> {
+    const stream = this.streams.get(streamId);
+    if (stream === undefined) throw lost(streamId);
+    stream.metadata = { ...metadata };
+  }
+
+  async readMetadata(streamId: string): Promise<StreamMetadata | undefined> {
+    return this.streams.get(streamId)?.metadata;
   }
 
   read(

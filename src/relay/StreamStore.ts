@@ -12,6 +12,12 @@ export interface StoredStreamState {
   readonly lastId: number;
 }
 
+/**
+ * What an app keeps with a stream when it starts it (`StreamRelay.start`'s `metadata`): the user who
+ * started it, most often, for the authorization of those who resume or stop it.
+ */
+export type StreamMetadata = Readonly<Record<string, string>>;
+
 /** How a store times its streams, the same for its producers and readers. */
 export interface StreamStoreTiming {
   /** How often a producer renews its heartbeat, and a waiting reader checks it. */
@@ -60,4 +66,11 @@ export interface StreamStore {
     after: number,
     options: { readonly count: number; readonly waitMs: number; readonly signal?: AbortSignal },
   ): Promise<StreamEntry[]>;
+  /**
+   * Optional: keeps `metadata` with a stream just made, for as long as the stream. A store without it
+   * has the relay keep the metadata in a companion stream (`<id>#meta`) through the methods above.
+   */
+  writeMetadata?(streamId: string, metadata: StreamMetadata): Promise<void>;
+  /** Optional, with `writeMetadata`: the metadata kept with the stream (`undefined` when none is). */
+  readMetadata?(streamId: string): Promise<StreamMetadata | undefined>;
 }

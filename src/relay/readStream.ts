@@ -54,12 +54,16 @@ export function readStream(store: StreamStore, streamId: string, options: ReadSt
     let after = options.after ?? 0;
     const resumed = (): Promise<void> =>
       new Promise((resolve) => {
-        const stop = demand!.watch((paused) => {
-          if (paused) return;
+        // Each wait takes its listeners off again: a reader paused many times must not pile them up.
+        const done = (): void => {
           stop();
+          aborted.signal.removeEventListener('abort', done);
           resolve();
+        };
+        const stop = demand!.watch((paused) => {
+          if (!paused) done();
         });
-        aborted.signal.addEventListener('abort', () => resolve(), { once: true });
+        aborted.signal.addEventListener('abort', done, { once: true });
       });
     /** Delivers entries; answers true at the end. */
     const deliver = (entries: readonly StreamEntry[]): boolean => {

@@ -6,6 +6,7 @@ import { uiMessageStreamHeaders } from '../ui/uiMessageChunks.js';
 import { StreamEntry } from './streamEntries.js';
 import { subscribeLinked } from '../internal/subscribeLinked.js';
 import { SlowClientError } from './SlowClientError.js';
+import { ErrorExposureOptions } from '../errors/publicErrorData.js';
 
 /** The part of a Node `ServerResponse` (or any `Writable`) the sink uses. */
 export interface SseWritable {
@@ -24,10 +25,14 @@ export interface SseWritable {
 }
 
 /** Options of {@link sendSse}. */
-export interface SendSseOptions {
+export interface SendSseOptions extends ErrorExposureOptions {
   /** `chat-events` (default: this library's events, as `toMessageEvents` names them) or `ui-message-stream`. */
   readonly format?: RelayFormatName | RelayFormat;
-  /** The most bytes that may wait for the client; past it the client is dropped (`over-cap`). Default 1 MiB. */
+  /**
+   * The most bytes that may wait for the client while it is not draining, behind the next event (which is
+   * written whole when the socket has room, however large); past it the client is dropped (`over-cap`).
+   * Default 1 MiB.
+   */
   readonly maxBufferedBytes?: number;
   /** How long the client may take nothing while bytes wait for it; then it is dropped (`stalled`). Default 30 s. */
   readonly stallTimeout?: number;
@@ -72,8 +77,8 @@ const CHAT_EVENT_HEADERS: Record<string, string> = {
  * The result is cold: subscribing sends the head (when not sent) and starts. It emits one
  * `SentReport` when the response is over: the stream's end written (`complete`), or the client gone
  * (`client-closed`: the source is unsubscribed, which is no error). A source that fails has its error
- * written to the client as the stream's last event (`StreamErrorData`), and then fails the result
- * with it, so that the server logs it.
+ * written to the client as the stream's last event (its codes and a fixed message, `publicErrorData`;
+ * its own message with `exposeErrors`), and then fails the result with it, so that the server logs it.
  *
  * ```
  * entries:  --1--2--3--4--end|
@@ -108,7 +113,10 @@ export function sendSse(entries$: Observable<StreamEntry>, response: SseWritable
   const stallTimeout = options.stallTimeout ?? DEFAULT_STALL_TIMEOUT_MS;
   const heartbeatInterval = options.heartbeatInterval ?? DEFAULT_SSE_HEARTBEAT_MS;
   return new Observable<SentReport>((subscriber) => {
-    const format = typeof options.format === 'object' ? options.format : relayFormat(options.format);
+    const format =
+      typeof options.format === 'object'
+        ? options.format
+        : relayFormat(options.format, undefined, { exposeErrors: options.exposeErrors === true });
     const backlog = new ClientBacklog();
     const demand = options.demand;
     let blocked = false;
@@ -136,9 +144,10 @@ export function sendSse(entries$: Observable<StreamEntry>, response: SseWritable
     };
     const drop = (reason: 'over-cap' | 'stalled'): void => {
       const waiting = backlog.bytes;
+      const behind = backlog.bytesBeyondNext;
       const message =
         reason === 'over-cap'
-          ? `dropped a slow client: ${waiting} bytes waited for it, over the cap of ${maxBytes}`
+          ? `dropped a slow client: ${behind} bytes waited for it behind the next event, over the cap of ${maxBytes}`
           : `dropped a stalled client: it took nothing for ${stallTimeout} ms with ${waiting} bytes waiting`;
       finish();
       response.destroy();
@@ -169,7 +178,9 @@ export function sendSse(entries$: Observable<StreamEntry>, response: SseWritable
     }
     const push = (frames: readonly RelayFrame[]): void => {
       for (const frame of frames) backlog.push(frame);
-      if (backlog.bytes > maxBytes) drop('over-cap');
+      // The socket has room: what waits is written, whatever its size. Only what waits behind the next
+      // frame while the client is not draining counts against the cap.
+      if (blocked && backlog.bytesBeyondNext > maxBytes) drop('over-cap');
       else flush();
     };
     /** Writes what waits and ends the response; a client that never takes it is cut off after the stall timeout. */

@@ -33,6 +33,28 @@ const UI_FINISH: Readonly<Record<FinishReason, UiFinishReason>> = {
   other: 'other',
 };
 
+/**
+ * Where a {@link UiMessageEncoder} stands, as plain JSON: what it must know to encode the events that
+ * follow as it would have (the open part, the counters of part and source ids, the tool calls). A
+ * relay keeps one now and then with a stream, so that a client resuming near the end of a long reply
+ * is encoded from there, not from the first event.
+ */
+export interface UiMessageEncoderState {
+  readonly started: boolean;
+  readonly ended: boolean;
+  readonly open: { readonly kind: 'text' | 'reasoning' | 'refusal'; readonly id: string } | null;
+  readonly partCount: number;
+  readonly sourceCount: number;
+  readonly finishReason: UiFinishReason | null;
+  readonly calls: ReadonlyArray<
+    readonly [
+      number,
+      { readonly toolCallId: string | null; readonly toolName: string | null; readonly started: boolean; readonly pending: string },
+    ]
+  >;
+  readonly usedIds: readonly string[];
+}
+
 /** A text-like part open now: its kind on the wire and its id. */
 type OpenPart = { readonly kind: 'text' | 'reasoning' | 'refusal'; readonly id: string };
 
@@ -82,7 +104,43 @@ export class UiMessageEncoder {
   private readonly calls = new Map<number, CallState>();
   private readonly usedIds = new Set<string>();
 
-  constructor(private readonly options: UiMessageEncoderOptions = {}) {}
+  /**
+   * @param options The message id and the error text.
+   * @param state Where to stand: a `state` an encoder gave before (its events are not encoded again).
+   */
+  constructor(
+    private readonly options: UiMessageEncoderOptions = {},
+    state?: UiMessageEncoderState,
+  ) {
+    if (state === undefined) return;
+    this.started = state.started;
+    this.ended = state.ended;
+    this.open = state.open === null ? undefined : { ...state.open };
+    this.partCount = state.partCount;
+    this.sourceCount = state.sourceCount;
+    this.finishReason = state.finishReason ?? undefined;
+    for (const [index, call] of state.calls) {
+      this.calls.set(index, { ...call, toolCallId: call.toolCallId ?? undefined, toolName: call.toolName ?? undefined });
+    }
+    for (const id of state.usedIds) this.usedIds.add(id);
+  }
+
+  /** Where this encoder stands, as plain JSON: give it to a new encoder to go on from here. */
+  get state(): UiMessageEncoderState {
+    return {
+      started: this.started,
+      ended: this.ended,
+      open: this.open === undefined ? null : { ...this.open },
+      partCount: this.partCount,
+      sourceCount: this.sourceCount,
+      finishReason: this.finishReason ?? null,
+      calls: [...this.calls].map(([index, call]) => [
+        index,
+        { toolCallId: call.toolCallId ?? null, toolName: call.toolName ?? null, started: call.started, pending: call.pending },
+      ]),
+      usedIds: [...this.usedIds],
+    };
+  }
 
   /** Whether the stream's chunks are all written (after `done`, `end` or `fail`). */
   get isEnded(): boolean {

@@ -4,6 +4,24 @@ import { UiMessageEncoder, UiMessageEncoderOptions } from './UiMessageEncoder.js
 import { UiMessageChunk } from './uiMessageChunks.js';
 import { ChatEvent } from '../types/events.js';
 import { subscribeLinked } from '../internal/subscribeLinked.js';
+import { ErrorExposureOptions, publicErrorText } from '../errors/publicErrorData.js';
+import { streamErrorData } from '../errors/streamErrorData.js';
+import { LlmStreamError } from '../errors/errors.js';
+
+/** Options of {@link toUiMessageStream}. */
+export interface UiMessageStreamOptions extends UiMessageEncoderOptions, ErrorExposureOptions {
+  /** Told of the failure, with its own message, before the client gets the `error` chunk: log it here. */
+  readonly onError?: (error: unknown) => void;
+}
+
+/**
+ * The `errorText` a client gets when the app gave none: the fixed text and codes of `publicErrorText`,
+ * or with `exposeErrors` this library's error message (and still a fixed text for another error).
+ */
+function defaultErrorText(exposeErrors: boolean | undefined): (error: unknown) => string {
+  if (exposeErrors !== true) return (error) => publicErrorText(streamErrorData(error));
+  return (error) => (error instanceof LlmStreamError ? error.message : publicErrorText(streamErrorData(error)));
+}
 
 /**
  * Maps `ChatEvent`s (after `groupToolCallsByIndex`) to the chunks of the AI SDK's UI message stream,
@@ -12,10 +30,12 @@ import { subscribeLinked } from '../internal/subscribeLinked.js';
  * ends; tool calls stream their input and end with `tool-input-available` and the parsed input; the
  * finish reason is spelled as the UI spells it (see `UiMessageEncoder`).
  *
- * A failure ends the stream with the open part closed and an `error` chunk (its `errorText` this
- * library's error message, or a fixed text for another error: see `errorText`), then completes: the
- * client's reader surfaces it as its error. Log the error on the server with `tap({ error })` before
- * this operator.
+ * A failure ends the stream with the open part closed and an `error` chunk, then completes: the
+ * client's reader surfaces it as its error. Its `errorText` is a fixed text with the error's codes
+ * (`the provider answered HTTP 429 (ProviderError, http-status)`, see `publicErrorText`): the error's
+ * own message (a provider's text naming the organization, a key's tail, an internal host) stays on the
+ * server, given to `onError` for the log. `exposeErrors: true` sends this library's message instead;
+ * `errorText` writes your own.
  *
  * ```
  * events: --content--content--done--|
@@ -31,19 +51,21 @@ import { subscribeLinked } from '../internal/subscribeLinked.js';
  *   .subscribe((text) => response.write(text));
  * ```
  *
- * @param options The message id and the text sent for an error.
+ * @param options The message id, the text sent for an error (`errorText`, `exposeErrors`), `onError`.
  * @returns An operator from events to UI message chunks, ending with an `error` chunk on failure.
  */
-export function toUiMessageStream(options: UiMessageEncoderOptions = {}): OperatorFunction<ChatEvent, UiMessageChunk> {
+export function toUiMessageStream(options: UiMessageStreamOptions = {}): OperatorFunction<ChatEvent, UiMessageChunk> {
   return (source) =>
     new Observable<UiMessageChunk>((subscriber) => {
-      const encoder = new UiMessageEncoder(options);
+      const { messageId, errorText = defaultErrorText(options.exposeErrors) } = options;
+      const encoder = new UiMessageEncoder(messageId === undefined ? { errorText } : { messageId, errorText });
       const send = (chunks: readonly UiMessageChunk[]): void => {
         for (const chunk of chunks) subscriber.next(chunk);
       };
       subscribeLinked(source, subscriber, {
         next: (event) => send(encoder.encode(event)),
         error(error) {
+          options.onError?.(error);
           send(encoder.fail(error));
           subscriber.complete();
         },

@@ -13,7 +13,9 @@ function numberFrom(name: string, fallback: number): number {
 /**
  * Starts one instance. `UPSTREAM_URL`: the OpenAI-compatible chat completions endpoint (required).
  * `REDIS_URL`: the Redis every instance shares; without it, the in-memory store (one instance).
- * `PORT`: default 3000 (`0` picks a free one). The relay's knobs (`RELAY_MAX_BUFFERED_BYTES`,
+ * `PORT`: default 3000 (`0` picks a free one). `UPSTREAM_API_KEY` (sent to the upstream as
+ * `Authorization: Bearer`), `UPSTREAM_MODEL` (default gpt-4o-mini), `UPSTREAM_MAX_TOKENS` (default 1024):
+ * the server's choices, never the browser's. The relay's knobs (`RELAY_MAX_BUFFERED_BYTES`,
  * `RELAY_STALL_TIMEOUT`, `RELAY_HEARTBEAT_INTERVAL`, `STORE_HEARTBEAT_INTERVAL`, `STORE_HEARTBEAT_TIMEOUT`)
  * have the library's defaults.
  */
@@ -38,14 +40,24 @@ async function bootstrap(): Promise<void> {
       .connect();
     store = new RedisStreamStore({ client, blockingClient, ...timing });
   }
-  const relay = new StreamRelay({
+  const relay = new StreamRelay<string>({
     store,
     maxBufferedBytes: numberFrom('RELAY_MAX_BUFFERED_BYTES', 1024 * 1024),
     stallTimeout: numberFrom('RELAY_STALL_TIMEOUT', 30_000),
     heartbeatInterval: numberFrom('RELAY_HEARTBEAT_INTERVAL', 15_000),
-    onError: (error, streamId) => console.warn(`stream ${streamId}: ${error instanceof Error ? error.message : String(error)}`),
+    // The failure as it is (a provider's text, a Redis client's message), for this log only: browsers get its codes.
+    onError: (error, streamId, { during }) =>
+      console.warn(`stream ${streamId} (${during}): ${error instanceof Error ? error.message : String(error)}`),
+    // Only the session that started a stream may resume or stop it.
+    authorize: ({ metadata, context }) => context !== undefined && metadata?.['userId'] === context,
   });
-  const app = await NestFactory.create(AppModule.create(relay, upstreamUrl), { logger: ['error', 'warn'] });
+  const upstream = {
+    url: upstreamUrl,
+    apiKey: process.env['UPSTREAM_API_KEY'] || undefined,
+    model: process.env['UPSTREAM_MODEL'] || 'gpt-4o-mini',
+    maxTokens: numberFrom('UPSTREAM_MAX_TOKENS', 1024),
+  };
+  const app = await NestFactory.create(AppModule.create(relay, upstream), { logger: ['error', 'warn'] });
   await app.listen(numberFrom('PORT', 3000), '127.0.0.1');
   console.log(`relay listening on ${await app.getUrl()} (${redisUrl ? 'Redis store' : 'in-memory store'})`);
 }
