@@ -35,7 +35,10 @@ const OPENING = '0-1';
  * - `:alive`, the producer's heartbeat, `SET ... PX heartbeatTimeout` every `heartbeatInterval`;
  * - `:stop`, set by `requestStop` on any instance; the producer sees it at its next heartbeat.
  *
- * Readers wait for new entries with one `XREAD BLOCK` for the whole process on `blockingClient`.
+ * Readers wait for new entries with one `XREAD BLOCK` for the whole store on `blockingClient`, which
+ * hands them what it read; a reader that starts waiting meanwhile wakes it through `<prefix>wake:<uuid>`
+ * (a stream of one entry). The store sends data commands only: a Redis user limited to the prefix
+ * (`~<prefix>*`) with `+@read +@write` may run it (see docs/relay.md, "Deploying on Redis").
  * Every command has a timeout: a server that went away fails readers and producers with a
  * `StreamClosedEarlyError` (`reason: 'store'`), never a hang.
  *
@@ -66,6 +69,9 @@ export class RedisStreamStore implements StreamStore {
     this.follower = new RedisFollower(
       redisSender(options.blockingClient, 'blocking'),
       this.send,
+      // The wake-up stream of this instance's follower (see RedisFollower): under the prefix, so that
+      // a user limited to the prefix may write it.
+      `${this.prefix}wake:${globalThis.crypto.randomUUID()}`,
       this.settings.heartbeatInterval,
       this.timeout,
     );
@@ -145,13 +151,12 @@ export class RedisStreamStore implements StreamStore {
     options: { readonly count: number; readonly waitMs: number; readonly signal?: AbortSignal },
   ): Promise<StreamEntry[]> {
     const key = this.key(streamId);
-    const range = async (): Promise<StreamEntry[]> =>
-      entriesOf(await this.command(['XRANGE', key, `${after + 1}-0`, '+', 'COUNT', String(options.count)]));
-    const now = await range();
-    if (now.length > 0 || options.waitMs <= 0 || options.signal?.aborted === true) return now;
-    await this.follower.wait(key, after === 0 ? OPENING : `${after}-0`, options.waitMs, options.signal);
-    // The wait ends early when the reader leaves: it wants nothing then.
-    return aborted(options.signal) ? [] : range();
+    // A reader the follower has brought up to date waits at once: reading first would find nothing.
+    if (options.waitMs <= 0 || !this.follower.knows(key, after)) {
+      const now = entriesOf(await this.command(['XRANGE', key, `${after + 1}-0`, '+', 'COUNT', String(options.count)]));
+      if (now.length > 0 || options.waitMs <= 0 || aborted(options.signal)) return now;
+    }
+    return this.follower.read(key, after, options.count, options.waitMs, options.signal);
   }
 
   /** The stream's key; the braces keep a stream's keys in one slot of a Redis Cluster. */

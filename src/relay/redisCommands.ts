@@ -83,11 +83,13 @@ function fieldsOf(raw: unknown): Map<string, string> {
   return fields;
 }
 
-/** The keys `XREAD` answered for: `[[key, entries], ...]` (RESP2), or a map of key to entries (RESP3). */
-export function keysOf(reply: unknown): string[] {
+/** `XREAD`'s reply as `[key, entries]` pairs: `[[key, entries], ...]` (RESP2), or a map of key to entries (RESP3). */
+export function streamsOf(reply: unknown): Array<readonly [string, unknown]> {
   if (reply === null || reply === undefined) return [];
-  if (Array.isArray(reply)) return reply.map((item: unknown) => text(Array.isArray(item) ? item[0] : item));
-  if (reply instanceof Map) return [...reply.keys()].map(text);
-  if (typeof reply === 'object') return Object.keys(reply);
+  if (Array.isArray(reply)) {
+    return reply.flatMap((item: unknown) => (Array.isArray(item) ? [[text(item[0]), item[1]] as const] : []));
+  }
+  if (reply instanceof Map) return [...reply.entries()].map(([key, value]: [unknown, unknown]) => [text(key), value] as const);
+  if (typeof reply === 'object') return Object.entries(reply);
   return [];
 }
