@@ -1,7 +1,7 @@
 import { StreamEntry } from './streamEntries.js';
 import { StreamClosedEarlyError } from '../errors/errors.js';
 import { lost } from './MemoryStreamStore.js';
-import { RedisClientLike, RedisSend, entriesOf, redisSender, text } from './redisCommands.js';
+import { RedisClientLike, RedisSend, encodeEntry, entriesOf, redisSender, sendTransaction, text } from './redisCommands.js';
 import { RedisFollower } from './RedisFollower.js';
 import { StoredStreamState, StreamStore, StreamStoreTiming } from './StreamStore.js';
 import { StoreSettings, StreamStoreOptions, storeSettings } from './storeOptions.js';
@@ -28,10 +28,11 @@ const OPENING = '0-1';
  * A `StreamStore` in Redis Streams (Redis 6.2 or later), over the user's client, so that every
  * instance behind a load balancer serves every stream. Per stream, under `<prefix>{<id>}`:
  *
- * - the stream itself: each entry one `XADD` with its own id (`12-0`, so a second producer of the
+ * - the stream itself: each entry one `XADD` with its own id and one field (see `encodeEntry`) (`12-0`, so a second producer of the
  *   same stream is refused), `MAXLEN ~ maxLength`, `NOMKSTREAM` (a stream lost by a restarted
- *   server is noticed, never silently re-made without its start), `PEXPIRE liveTtl` renewed at every
- *   append and `endedTtl` at the end;
+ *   server is noticed, never silently re-made without its start); made with its expiry
+ *   (`liveTtl`) in one `MULTI`, the expiry renewed at every heartbeat and set to `endedTtl` in the
+ *   transaction that appends the end, so that the key never lives without one;
  * - `:alive`, the producer's heartbeat, `SET ... PX heartbeatTimeout` every `heartbeatInterval`;
  * - `:stop`, set by `requestStop` on any instance; the producer sees it at its next heartbeat.
  *
@@ -79,47 +80,39 @@ export class RedisStreamStore implements StreamStore {
 
   async create(streamId: string): Promise<void> {
     const key = this.key(streamId);
-    await this.command(['XADD', key, 'MAXLEN', '~', String(this.settings.maxLength), OPENING, 'k', 'open']);
-    await Promise.all([
-      this.command(['PEXPIRE', key, String(this.settings.liveTtl)]),
-      this.command(['SET', `${key}:alive`, '1', 'PX', String(this.settings.heartbeatTimeout)]),
-      this.command(['DEL', `${key}:stop`]),
+    // One transaction: the stream never exists without its expiry, nor its heartbeat.
+    await this.transaction([
+      ['XADD', key, 'MAXLEN', '~', String(this.settings.maxLength), OPENING, 'e', 'o'],
+      ['PEXPIRE', key, String(this.settings.liveTtl)],
+      ['SET', `${key}:alive`, '1', 'PX', String(this.settings.heartbeatTimeout)],
+      ['DEL', `${key}:stop`],
     ]);
   }
 
   async append(streamId: string, entries: readonly StreamEntry[]): Promise<void> {
     const key = this.key(streamId);
     const maxLength = String(this.settings.maxLength);
-    // Sent together: a client pipelines them on its connection, in order.
-    const added = entries.map((entry) =>
-      this.command([
-        'XADD',
-        key,
-        'NOMKSTREAM',
-        'MAXLEN',
-        '~',
-        maxLength,
-        `${entry.id}-0`,
-        'k',
-        entry.kind,
-        't',
-        entry.type,
-        'd',
-        entry.data,
-      ]),
-    );
+    const adds = entries.map((entry) => ['XADD', key, 'NOMKSTREAM', 'MAXLEN', '~', maxLength, `${entry.id}-0`, 'e', encodeEntry(entry)]);
     const ended = entries.some((entry) => entry.kind === 'end');
-    const ttl = String(ended ? this.settings.endedTtl : this.settings.liveTtl);
-    const after = [this.command(['PEXPIRE', key, ttl])];
-    if (ended) after.push(this.command(['DEL', `${key}:alive`]), this.command(['PEXPIRE', `${key}:stop`, ttl]));
-    const replies = await Promise.all([...added, ...after]);
-    if (replies.slice(0, added.length).some((reply) => reply === null || reply === undefined)) throw lost(streamId);
+    // An XADD keeps the key's expiry (set at create, renewed by each heartbeat): nothing else is
+    // needed until the end, whose expiry is set in the same transaction as its entry.
+    const replies = ended
+      ? await this.transaction([
+          ...adds,
+          ['PEXPIRE', key, String(this.settings.endedTtl)],
+          ['DEL', `${key}:alive`],
+          ['PEXPIRE', `${key}:stop`, String(this.settings.endedTtl)],
+        ])
+      : await Promise.all(adds.map((add) => this.command(add)));
+    if (replies.slice(0, adds.length).some((reply) => reply === null || reply === undefined)) throw lost(streamId);
   }
 
   async beat(streamId: string): Promise<boolean> {
     const key = this.key(streamId);
-    const [, stop] = await Promise.all([
+    const [, , stop] = await Promise.all([
       this.command(['SET', `${key}:alive`, '1', 'PX', String(this.settings.heartbeatTimeout)]),
+      // The live stream's expiry runs from its last heartbeat.
+      this.command(['PEXPIRE', key, String(this.settings.liveTtl)]),
       this.command(['EXISTS', `${key}:stop`]),
     ]);
     return Number(stop) > 0;
@@ -164,14 +157,23 @@ export class RedisStreamStore implements StreamStore {
     return `${this.prefix}{${streamId}}`;
   }
 
-  private async command(args: readonly string[]): Promise<unknown> {
+  private transaction(commands: ReadonlyArray<readonly string[]>): Promise<unknown[]> {
+    return this.refused(sendTransaction(this.send, commands, this.timeout), commands[0]!);
+  }
+
+  private command(args: readonly string[]): Promise<unknown> {
+    return this.refused(this.send(args, this.timeout), args);
+  }
+
+  /** A refused XADD id as an error that says so. */
+  private async refused<T>(sent: Promise<T>, args: readonly string[]): Promise<T> {
     try {
-      return await this.send(args, this.timeout);
+      return await sent;
     } catch (error) {
       // A refused XADD id: another producer wrote this stream, or it exists already.
       if (args[0] === 'XADD' && error instanceof StreamClosedEarlyError && /equal or smaller/.test(text(error.message))) {
         throw new StreamClosedEarlyError(
-          `the stream store refused entry ${args[args.indexOf('k') - 1]} of ${args[1]}: it holds that id already`,
+          `the stream store refused entry ${args[args.indexOf('e') - 1]} of ${args[1]}: it holds that id already`,
           {
             reason: 'store',
             cause: error.cause,

@@ -48,11 +48,106 @@ export function redisSender(client: RedisClientLike, what: string): RedisSend {
     });
 }
 
+/**
+ * Sends `commands` as one transaction (`MULTI`, each, `EXEC`) in one burst on the connection, so
+ * that they are applied together or not at all; answers each command's reply. Needs `+@transaction`
+ * of a Redis user besides the commands' own categories.
+ */
+export async function sendTransaction(send: RedisSend, commands: ReadonlyArray<readonly string[]>, timeoutMs: number): Promise<unknown[]> {
+  // Written in one synchronous run, nothing of another caller's comes between MULTI and EXEC.
+  const sent = [send(['MULTI'], timeoutMs), ...commands.map((command) => send(command, timeoutMs)), send(['EXEC'], timeoutMs)];
+  const replies = await Promise.all(sent);
+  const results = replies[replies.length - 1];
+  if (!Array.isArray(results)) {
+    throw new StreamClosedEarlyError(`the stream store discarded the transaction of ${commands.map((command) => command[0]).join(', ')}`, {
+      reason: 'store',
+    });
+  }
+  const failed = (results as unknown[]).findIndex((result) => result instanceof Error);
+  if (failed >= 0) {
+    const error = results[failed] as Error;
+    throw new StreamClosedEarlyError(`the stream store failed (${commands[failed]![0]}): ${error.message}`, {
+      reason: 'store',
+      cause: error,
+    });
+  }
+  return results as unknown[];
+}
+
 /** A reply's text: clients answer strings, or Buffers when asked to. */
 export function text(reply: unknown): string {
   if (typeof reply === 'string') return reply;
   if (reply instanceof Uint8Array) return new TextDecoder().decode(reply);
   return String(reply);
+}
+
+/**
+ * The `ChatEvent` types, each kept as one letter in Redis (see `encodeEntry`). Stored data depends
+ * on this order: a new type is added at the end, and none is ever removed or moved.
+ */
+const TYPE_CODES = 'ABCDEFGHIJKLMNPQRSTUW';
+const KNOWN_TYPES = [
+  'content',
+  'reasoning',
+  'tool-call-delta',
+  'tool-call-end',
+  'tool-call',
+  'finish',
+  'usage',
+  'start',
+  'progress',
+  'reasoning-signature',
+  'refusal',
+  'tool-call-incomplete',
+  'logprobs',
+  'source',
+  'audio',
+  'provider-tool-call',
+  'provider-tool-result',
+  'unknown',
+  'provider-metadata',
+  'timings',
+  'done',
+] as const;
+const codeOfType = new Map<string, string>(KNOWN_TYPES.map((type, i) => [type, TYPE_CODES[i]!]));
+const typeOfCode = new Map<string, string>(KNOWN_TYPES.map((type, i) => [TYPE_CODES[i]!, type]));
+
+/** What starts an event's JSON that names its own type first, as every `ChatEvent` the relay writes does. */
+const typePrefix = (type: string): string => `{"type":${JSON.stringify(type)},`;
+
+/**
+ * An entry as the one field (`e`) of its Redis stream entry, small because a stream keeps every
+ * entry of a reply (a text delta is a few words; its JSON's frame would be most of what is kept).
+ * An event of a `ChatEvent` type whose JSON starts with that type is kept as the type's letter
+ * and the rest of its JSON (`A"choice":0,"text":"Hi"}`); any other event as `v<type>\n<data>`;
+ * an error as `x<data>`; the end as `z`. A type that holds a line break is kept whole, as JSON
+ * (`j["event","<type>","<data>"]`).
+ */
+export function encodeEntry(entry: StreamEntry): string {
+  if (entry.kind === 'end') return 'z';
+  if (entry.kind === 'error') return `x${entry.data}`;
+  const code = codeOfType.get(entry.type);
+  const prefix = typePrefix(entry.type);
+  if (code !== undefined && entry.data.startsWith(prefix)) return `${code}${entry.data.slice(prefix.length)}`;
+  if (entry.type.includes('\n')) return `j${JSON.stringify([entry.kind, entry.type, entry.data])}`;
+  return `v${entry.type}\n${entry.data}`;
+}
+
+/** The entry `encodeEntry` kept as `value`; undefined for what is no entry (the stream's opening marker). */
+function decodeEntry(id: number, value: string): StreamEntry | undefined {
+  const tag = value[0] ?? '';
+  if (tag === 'z') return { id, kind: 'end', type: '', data: '' };
+  if (tag === 'x') return { id, kind: 'error', type: '', data: value.slice(1) };
+  if (tag === 'j') {
+    const [kind, type, data] = JSON.parse(value.slice(1)) as [StreamEntry['kind'], string, string];
+    return { id, kind, type, data };
+  }
+  if (tag === 'v') {
+    const split = value.indexOf('\n');
+    return { id, kind: 'event', type: value.slice(1, split), data: value.slice(split + 1) };
+  }
+  const type = typeOfCode.get(tag);
+  return type === undefined ? undefined : { id, kind: 'event', type, data: `${typePrefix(type)}${value.slice(1)}` };
 }
 
 /** `XRANGE`'s reply (`[[id, [field, value, ...]], ...]`) as entries; the stream's opening marker is left out. */
@@ -62,10 +157,11 @@ export function entriesOf(reply: unknown): StreamEntry[] {
   for (const item of reply as unknown[]) {
     if (!Array.isArray(item)) continue;
     const [rawId, rawFields] = item as [unknown, unknown];
+    const id = Number(text(rawId).split('-')[0]);
     const fields = fieldsOf(rawFields);
-    const kind = fields.get('k');
-    if (kind !== 'event' && kind !== 'error' && kind !== 'end') continue;
-    entries.push({ id: Number(text(rawId).split('-')[0]), kind, type: fields.get('t') ?? '', data: fields.get('d') ?? '' });
+    const value = fields.get('e');
+    const entry = value !== undefined ? decodeEntry(id, value) : undefined;
+    if (entry !== undefined) entries.push(entry);
   }
   return entries;
 }
