@@ -28,7 +28,8 @@ export class RedisFollower {
   private readonly waiters = new Set<Waiter>();
   /** The highest entry id seen per followed key: a reader there can wait without reading first. */
   private readonly tips = new Map<string, number>();
-  private running = false;
+  /** Whether its `XREAD` loop runs (somebody waits). */
+  running = false;
   /** What the `XREAD` in flight names (key to the id it reads after), while it is in flight. */
   private blockedOn: Map<string, number> | undefined;
   /** The last wake-up seen, so that a wake-up sent before the `XREAD` arrives still ends it. */
@@ -38,7 +39,7 @@ export class RedisFollower {
     private readonly blocking: RedisSend,
     private readonly commands: RedisSend,
     private readonly wakeKey: string,
-    private readonly blockMs: number,
+    private readonly blockMs: () => number,
     private readonly timeoutMs: number,
   ) {}
 
@@ -81,7 +82,7 @@ export class RedisFollower {
 
   /** Ends the blocked `XREAD` early by appending to the wake-up stream (kept to one entry, expiring). */
   private wake(waiter: Waiter): void {
-    const ttl = String(Math.max(60_000, this.blockMs * 10));
+    const ttl = String(Math.max(60_000, this.blockMs() * 10));
     Promise.all([
       this.commands(['XADD', this.wakeKey, 'MAXLEN', '1', '*', 'w', '1'], this.timeoutMs),
       this.commands(['PEXPIRE', this.wakeKey, ttl], this.timeoutMs),
@@ -104,20 +105,21 @@ export class RedisFollower {
         }
         for (const key of this.tips.keys()) if (!from.has(key)) this.tips.delete(key);
         this.blockedOn = from;
+        const blockMs = this.blockMs();
         const reply = await this.blocking(
           [
             'XREAD',
             'COUNT',
             String(count),
             'BLOCK',
-            String(this.blockMs),
+            String(blockMs),
             'STREAMS',
             ...from.keys(),
             this.wakeKey,
             ...[...from.values()].map(idAfter),
             this.wakeId,
           ],
-          this.blockMs + this.timeoutMs,
+          blockMs + this.timeoutMs,
         );
         this.blockedOn = undefined;
         this.deliver(streamsOf(reply));

@@ -1,7 +1,8 @@
 import { StreamEntry } from './streamEntries.js';
 import { StreamClosedEarlyError } from '../errors/errors.js';
 import { lost } from './MemoryStreamStore.js';
-import { RedisClientLike, RedisSend, encodeEntry, entriesOf, redisSender, sendTransaction, text } from './redisCommands.js';
+import { RedisClientLike, RedisConnection, encodeEntry, entriesOf, redisConnection, text } from './redisCommands.js';
+import { keySlot, tagOfSlot } from './clusterSlots.js';
 import { RedisFollower } from './RedisFollower.js';
 import { StoredStreamState, StreamStore, StreamStoreTiming } from './StreamStore.js';
 import { StoreSettings, StreamStoreOptions, storeSettings } from './storeOptions.js';
@@ -23,6 +24,9 @@ export interface RedisStreamStoreOptions extends StreamStoreOptions {
 
 /** The id of the marker that makes a stream exist before its first entry; entry n is `n-0`, after it. */
 const OPENING = '0-1';
+
+/** The longest block of each slot's `XREAD` while several slots are waited on at once (Redis Cluster). */
+const CLUSTER_BLOCK_MS = 100;
 
 /**
  * A `StreamStore` in Redis Streams (Redis 6.2 or later), over the user's client, so that every
@@ -56,26 +60,48 @@ const OPENING = '0-1';
 export class RedisStreamStore implements StreamStore {
   readonly timing: StreamStoreTiming;
   private readonly settings: StoreSettings;
-  private readonly send: RedisSend;
-  private readonly follower: RedisFollower;
+  private readonly connection: RedisConnection;
+  private readonly blocking: RedisConnection;
+  /** One follower, or on a Redis Cluster one per slot waited on (an `XREAD` names keys of one slot only). */
+  private readonly followers = new Map<number, RedisFollower>();
   private readonly prefix: string;
   private readonly timeout: number;
+  /** Names this instance's wake-up streams. */
+  private readonly instanceId = globalThis.crypto.randomUUID();
 
   constructor(options: RedisStreamStoreOptions) {
     this.settings = storeSettings(options, 'RedisStreamStore');
     this.timing = { heartbeatInterval: this.settings.heartbeatInterval, heartbeatTimeout: this.settings.heartbeatTimeout };
     this.prefix = options.prefix ?? 'llm-stream:';
     this.timeout = options.commandTimeout ?? 5000;
-    this.send = redisSender(options.client, 'command');
-    this.follower = new RedisFollower(
-      redisSender(options.blockingClient, 'blocking'),
-      this.send,
-      // The wake-up stream of this instance's follower (see RedisFollower): under the prefix, so that
-      // a user limited to the prefix may write it.
-      `${this.prefix}wake:${globalThis.crypto.randomUUID()}`,
-      this.settings.heartbeatInterval,
-      this.timeout,
-    );
+    this.connection = redisConnection(options.client, 'command');
+    this.blocking = redisConnection(options.blockingClient, 'blocking');
+  }
+
+  /** The follower of `key`'s slot (of every key, on a single Redis). */
+  private followerOf(key: string): RedisFollower {
+    const slot = this.blocking.cluster ? keySlot(key) : 0;
+    let follower = this.followers.get(slot);
+    if (follower === undefined) {
+      // The wake-up stream is under the prefix (a user limited to it may write it) and, on a
+      // cluster, in the slot it wakes.
+      const wakeKey = this.blocking.cluster
+        ? `${this.prefix}wake:${this.instanceId}:{${tagOfSlot(slot)}}`
+        : `${this.prefix}wake:${this.instanceId}`;
+      follower = new RedisFollower(this.blocking.send, this.connection.send, wakeKey, () => this.blockMs(), this.timeout);
+      this.followers.set(slot, follower);
+    }
+    return follower;
+  }
+
+  /**
+   * How long an `XREAD` blocks. The followers of several slots share the blocking client, whose
+   * commands to one node wait their turn: while more than one waits, each blocks briefly.
+   */
+  private blockMs(): number {
+    let running = 0;
+    for (const follower of this.followers.values()) if (follower.running) running++;
+    return running > 1 ? Math.min(CLUSTER_BLOCK_MS, this.settings.heartbeatInterval) : this.settings.heartbeatInterval;
   }
 
   async create(streamId: string): Promise<void> {
@@ -145,11 +171,12 @@ export class RedisStreamStore implements StreamStore {
   ): Promise<StreamEntry[]> {
     const key = this.key(streamId);
     // A reader the follower has brought up to date waits at once: reading first would find nothing.
-    if (options.waitMs <= 0 || !this.follower.knows(key, after)) {
+    const follower = this.followerOf(key);
+    if (options.waitMs <= 0 || !follower.knows(key, after)) {
       const now = entriesOf(await this.command(['XRANGE', key, `${after + 1}-0`, '+', 'COUNT', String(options.count)]));
       if (now.length > 0 || options.waitMs <= 0 || aborted(options.signal)) return now;
     }
-    return this.follower.read(key, after, options.count, options.waitMs, options.signal);
+    return follower.read(key, after, options.count, options.waitMs, options.signal);
   }
 
   /** The stream's key; the braces keep a stream's keys in one slot of a Redis Cluster. */
@@ -158,11 +185,11 @@ export class RedisStreamStore implements StreamStore {
   }
 
   private transaction(commands: ReadonlyArray<readonly string[]>): Promise<unknown[]> {
-    return this.refused(sendTransaction(this.send, commands, this.timeout), commands[0]!);
+    return this.refused(this.connection.transaction(commands, this.timeout), commands[0]!);
   }
 
   private command(args: readonly string[]): Promise<unknown> {
-    return this.refused(this.send(args, this.timeout), args);
+    return this.refused(this.connection.send(args, this.timeout), args);
   }
 
   /** A refused XADD id as an error that says so. */

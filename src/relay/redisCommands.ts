@@ -2,8 +2,9 @@ import { StreamEntry } from './streamEntries.js';
 import { StreamClosedEarlyError } from '../errors/errors.js';
 
 /**
- * A Redis client of the user's, as the store needs it: `ioredis` (its `call`) or `redis` v4 and v5
- * (its `sendCommand`). The store sends plain commands, so neither package is a dependency of this one.
+ * A Redis client of the user's, as the store needs it: `ioredis` (`Redis` or `Cluster`: its `call`)
+ * or `redis` v4 and v5 (`createClient`'s `sendCommand`, or `createCluster`'s). The store sends plain
+ * commands, so neither package is a dependency of this one.
  *
  * @example
  * ```ts
@@ -13,52 +14,110 @@ import { StreamClosedEarlyError } from '../errors/errors.js';
  * ```
  */
 export type RedisClientLike =
-  { call(command: string, ...args: string[]): Promise<unknown> } | { sendCommand(args: string[]): Promise<unknown> };
+  | { call(command: string, ...args: string[]): Promise<unknown> }
+  | { sendCommand(args: string[]): Promise<unknown> }
+  | {
+      sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: string[]): Promise<unknown>;
+      readonly masters: unknown;
+    };
 
 /** Sends one command, failing typed when the client fails or does not answer within `timeoutMs`. */
 export type RedisSend = (args: readonly string[], timeoutMs: number) => Promise<unknown>;
 
-/** The client as a function that sends a command. */
-export function redisSender(client: RedisClientLike, what: string): RedisSend {
-  const raw: (args: string[]) => Promise<unknown> =
-    'call' in client && typeof client.call === 'function'
-      ? (args) => client.call(args[0]!, ...args.slice(1))
-      : 'sendCommand' in client && typeof client.sendCommand === 'function'
-        ? (args) => client.sendCommand(args)
-        : () =>
-            Promise.reject(new TypeError(`RedisStreamStore: the ${what} client has neither call() (ioredis) nor sendCommand() (redis)`));
-  return (args, timeoutMs) =>
-    new Promise((resolve, reject) => {
-      // A client that lost its server queues commands until it reconnects: the store must not wait that long.
-      const timer = setTimeout(
-        () => reject(new StreamClosedEarlyError(`the stream store did not answer ${args[0]} within ${timeoutMs} ms`, { reason: 'store' })),
-        timeoutMs,
-      );
-      raw([...args]).then(
-        (reply) => {
-          clearTimeout(timer);
-          resolve(reply);
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          const message = error instanceof Error ? error.message : String(error);
-          reject(new StreamClosedEarlyError(`the stream store failed (${args[0]}): ${message}`, { reason: 'store', cause: error }));
-        },
-      );
-    });
+/** Sends commands as one transaction (all or none applied), answering each one's reply. */
+export type RedisTransaction = (commands: ReadonlyArray<readonly string[]>, timeoutMs: number) => Promise<unknown[]>;
+
+/** The user's client as the store uses it. */
+export interface RedisConnection {
+  readonly send: RedisSend;
+  readonly transaction: RedisTransaction;
+  /** Whether the client is a Redis Cluster client (keys of several slots may not meet in one command). */
+  readonly cluster: boolean;
+}
+
+/** The key a command is routed by in a cluster: the first after `STREAMS` for `XREAD`, else its first argument. */
+function routingKey(args: readonly string[]): string | undefined {
+  const streams = args.indexOf('STREAMS');
+  return args[0] === 'XREAD' && streams >= 0 ? args[streams + 1] : args[1];
+}
+
+interface IoredisLike {
+  call(command: string, ...args: string[]): Promise<unknown>;
+  multi?: (commands: string[][]) => { exec(): Promise<Array<[Error | null, unknown]> | null> };
+  isCluster?: boolean;
+}
+interface NodeRedisClusterLike {
+  sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: string[]): Promise<unknown>;
+  masters: unknown;
+}
+
+/** A command that failed, or did not answer in time, as the typed error. */
+function typed<T>(what: string, sent: () => Promise<T>, timeoutMs: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    // A client that lost its server queues commands until it reconnects: the store must not wait that long.
+    const timer = setTimeout(
+      () => reject(new StreamClosedEarlyError(`the stream store did not answer ${what} within ${timeoutMs} ms`, { reason: 'store' })),
+      timeoutMs,
+    );
+    sent().then(
+      (reply) => {
+        clearTimeout(timer);
+        resolve(reply);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        const message = error instanceof Error ? error.message : String(error);
+        reject(new StreamClosedEarlyError(`the stream store failed (${what}): ${message}`, { reason: 'store', cause: error }));
+      },
+    );
+  });
 }
 
 /**
- * Sends `commands` as one transaction (`MULTI`, each, `EXEC`) in one burst on the connection, so
- * that they are applied together or not at all; answers each command's reply. Needs `+@transaction`
- * of a Redis user besides the commands' own categories.
+ * The client as the store uses it: `ioredis` (`Redis` or `Cluster`: its `call`, and `multi` for a
+ * transaction), `redis` v4/v5 (`createClient`: its `sendCommand`) or a `redis` cluster
+ * (`createCluster`: its `sendCommand(firstKey, isReadonly, args)`).
  */
-export async function sendTransaction(send: RedisSend, commands: ReadonlyArray<readonly string[]>, timeoutMs: number): Promise<unknown[]> {
-  // Written in one synchronous run, nothing of another caller's comes between MULTI and EXEC.
-  const sent = [send(['MULTI'], timeoutMs), ...commands.map((command) => send(command, timeoutMs)), send(['EXEC'], timeoutMs)];
-  const replies = await Promise.all(sent);
-  const results = replies[replies.length - 1];
-  if (!Array.isArray(results)) {
+export function redisConnection(client: RedisClientLike, what: string): RedisConnection {
+  const io = 'call' in client && typeof client.call === 'function' ? (client as IoredisLike) : undefined;
+  const nodeCluster =
+    io === undefined && 'masters' in client && 'sendCommand' in client ? (client as unknown as NodeRedisClusterLike) : undefined;
+  const raw: (args: string[], key: string | undefined) => Promise<unknown> =
+    io !== undefined
+      ? (args) => io.call(args[0]!, ...args.slice(1))
+      : nodeCluster !== undefined
+        ? (args, key) => nodeCluster.sendCommand(key, false, args)
+        : 'sendCommand' in client && typeof client.sendCommand === 'function'
+          ? (args) => (client as { sendCommand(args: string[]): Promise<unknown> }).sendCommand(args)
+          : () =>
+              Promise.reject(new TypeError(`RedisStreamStore: the ${what} client has neither call() (ioredis) nor sendCommand() (redis)`));
+  const send: RedisSend = (args, timeoutMs) => typed(args[0]!, () => raw([...args], routingKey(args)), timeoutMs);
+  const names = (commands: ReadonlyArray<readonly string[]>): string => `MULTI ${commands.map((command) => command[0]).join(' ')}`;
+  const transaction: RedisTransaction =
+    io?.multi !== undefined
+      ? // ioredis sends MULTI to the node of the commands' slot (a raw MULTI has no key to route by).
+        (commands, timeoutMs) =>
+          typed(
+            names(commands),
+            async () => {
+              const results = await io.multi!(commands.map(([name, ...args]) => [name!.toLowerCase(), ...args])).exec();
+              return (results ?? []).map(([error, result]) => error ?? result);
+            },
+            timeoutMs,
+          ).then((results) => checked(commands, results))
+      : (commands, timeoutMs) => {
+          const key = routingKey(commands[0]!);
+          const one = (args: readonly string[]): Promise<unknown> => typed(args[0]!, () => raw([...args], key), timeoutMs);
+          // Written in one synchronous run, nothing of another caller's comes between MULTI and EXEC.
+          const sent = [one(['MULTI']), ...commands.map(one), one(['EXEC'])];
+          return Promise.all(sent).then((replies) => checked(commands, replies[replies.length - 1]));
+        };
+  return { send, transaction, cluster: io?.isCluster === true || nodeCluster !== undefined };
+}
+
+/** `EXEC`'s reply, each command's result; a discarded transaction, or a command that failed in it, fails typed. */
+function checked(commands: ReadonlyArray<readonly string[]>, results: unknown): unknown[] {
+  if (!Array.isArray(results) || results.length !== commands.length) {
     throw new StreamClosedEarlyError(`the stream store discarded the transaction of ${commands.map((command) => command[0]).join(', ')}`, {
       reason: 'store',
     });
