@@ -37,7 +37,9 @@ const CLUSTER_BLOCK_MS = 100;
  *   server is noticed, never silently re-made without its start); made with its expiry
  *   (`liveTtl`) in one `MULTI`, the expiry renewed at every heartbeat and set to `endedTtl` in the
  *   transaction that appends the end, so that the key never lives without one;
- * - `:alive`, the producer's heartbeat, `SET ... PX heartbeatTimeout` every `heartbeatInterval`;
+ * - `:alive`, the producer's heartbeat, `SET ... PX heartbeatTimeout` every `heartbeatInterval`; a
+ *   heartbeat found missing is a death once it stays missing, with no new entry, for one more
+ *   `heartbeatTimeout` (a failover loses the last heartbeats and stalls writes for a while);
  * - `:stop`, set by `requestStop` on any instance; the producer sees it at its next heartbeat.
  *
  * Readers wait for new entries with one `XREAD BLOCK` for the whole store on `blockingClient`, which
@@ -66,6 +68,8 @@ export class RedisStreamStore implements StreamStore {
   private readonly followers = new Map<number, RedisFollower>();
   private readonly prefix: string;
   private readonly timeout: number;
+  /** Since when this instance has found each stream's heartbeat missing, and its last entry then. */
+  private readonly lapses = new Map<string, { since: number; lastId: number }>();
   /** Names this instance's wake-up streams. */
   private readonly instanceId = globalThis.crypto.randomUUID();
 
@@ -153,15 +157,50 @@ export class RedisStreamStore implements StreamStore {
 
   async state(streamId: string): Promise<StoredStreamState> {
     const key = this.key(streamId);
-    const [exists, alive, last] = await Promise.all([
-      this.command(['EXISTS', key]),
-      this.command(['EXISTS', `${key}:alive`]),
-      this.command(['XREVRANGE', key, '+', '-', 'COUNT', '1']),
-    ]);
-    if (Number(exists) === 0) return { stored: false, ended: false, alive: false, lastId: 0 };
+    const read = (): Promise<unknown[]> =>
+      Promise.all([
+        this.command(['EXISTS', key]),
+        this.command(['EXISTS', `${key}:alive`]),
+        this.command(['XREVRANGE', key, '+', '-', 'COUNT', '1']),
+      ]);
+    let [exists, alive, last] = await read();
+    if (Number(exists) > 0 && Number(alive) === 0) {
+      // Before a missing heartbeat counts, a write of this instance's goes through: while the
+      // primary stalls writes (or fails over), it waits, as the producer's heartbeat does.
+      await this.command(['DEL', `${key}:probe`]);
+      [exists, alive, last] = await read();
+    }
+    if (Number(exists) === 0) {
+      this.lapses.delete(streamId);
+      return { stored: false, ended: false, alive: false, lastId: 0 };
+    }
     const [entry] = entriesOf(last);
     const ended = entry?.kind === 'end';
-    return { stored: true, ended, alive: !ended && Number(alive) > 0, lastId: entry?.id ?? 0 };
+    const lastId = entry?.id ?? 0;
+    return { stored: true, ended, alive: !ended && this.beating(streamId, Number(alive) > 0, lastId), lastId };
+  }
+
+  /**
+   * Whether the producer of a stream is taken for alive. A heartbeat found missing is a death only
+   * once this instance has found it missing, with no new entry, for a whole `heartbeatTimeout`: a
+   * failover loses the last heartbeats (the replica had not received them) and stalls the producer's
+   * writes for a while, and neither is a death. A producer that did die is taken for dead about one
+   * `heartbeatTimeout` later than its heartbeat lapsed.
+   */
+  private beating(streamId: string, found: boolean, lastId: number): boolean {
+    const now = Date.now();
+    // A stream nobody asked about for a while is forgotten (its readers left).
+    for (const [id, lapse] of this.lapses) if (now - lapse.since > 10 * this.settings.heartbeatTimeout) this.lapses.delete(id);
+    if (found) {
+      this.lapses.delete(streamId);
+      return true;
+    }
+    const lapse = this.lapses.get(streamId);
+    if (lapse === undefined || lapse.lastId !== lastId) {
+      this.lapses.set(streamId, { since: now, lastId });
+      return true;
+    }
+    return now - lapse.since < this.settings.heartbeatTimeout;
   }
 
   async read(
