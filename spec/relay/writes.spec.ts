@@ -109,4 +109,50 @@ describe('RedisStreamStore writes', () => {
       client.disconnect();
     }
   });
+
+  it('gives back every kind of entry as it was appended, whatever its type and JSON', async () => {
+    const client = new Redis(redis.port, '127.0.0.1');
+    try {
+      const store = new RedisStreamStore({ client, blockingClient: client, prefix: 'codec:' });
+      const entries: StreamEntry[] = [
+        event(1, 'first choice'),
+        { id: 2, kind: 'event', type: 'content', data: JSON.stringify({ type: 'content', choice: 1, text: 'second choice' }) },
+        { id: 3, kind: 'event', type: 'reasoning', data: JSON.stringify({ type: 'reasoning', choice: 0, text: 'think' }) },
+        { id: 4, kind: 'event', type: 'usage', data: JSON.stringify({ type: 'usage', usage: { total: 3 } }) },
+        { id: 5, kind: 'event', type: 'content', data: JSON.stringify({ choice: 0, type: 'content', text: 'type not first' }) },
+        { id: 6, kind: 'event', type: 'custom-type', data: '{"type":"custom-type","x":1}' },
+        { id: 7, kind: 'event', type: 'two\nlines', data: '"\n"' },
+        { id: 8, kind: 'event', type: '', data: '' },
+        { id: 9, kind: 'error', type: '', data: JSON.stringify({ kind: 'http', message: 'é\n"x"' }) },
+        end(10),
+      ];
+      await store.create('s');
+      await store.append('s', entries);
+      expect(await store.read('s', 0, { count: 100, waitMs: 0 })).toEqual(entries);
+    } finally {
+      client.disconnect();
+    }
+  });
+
+  it('an ended stream of 500 text deltas (11 KiB of text) holds at most 32 KiB in Redis', async () => {
+    const client = new Redis(redis.port, '127.0.0.1');
+    try {
+      const store = new RedisStreamStore({ client, blockingClient: client, prefix: 'memory:' });
+      await store.create('s');
+      let text = 0;
+      for (let id = 1; id <= 500; id++) {
+        const delta = `word${id} and some more `.slice(0, 22);
+        text += delta.length;
+        await store.append('s', [event(id, delta)]);
+      }
+      await store.append('s', [end(501)]);
+      expect(text).toBeGreaterThanOrEqual(10 * 1024);
+      const keys = await admin.keys('memory:*');
+      let bytes = 0;
+      for (const key of keys) bytes += Number(await admin.call('MEMORY', 'USAGE', key, 'SAMPLES', '0'));
+      expect(bytes).toBeLessThanOrEqual(32 * 1024);
+    } finally {
+      client.disconnect();
+    }
+  });
 });

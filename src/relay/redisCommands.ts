@@ -171,20 +171,33 @@ const KNOWN_TYPES = [
 const codeOfType = new Map<string, string>(KNOWN_TYPES.map((type, i) => [type, TYPE_CODES[i]!]));
 const typeOfCode = new Map<string, string>(KNOWN_TYPES.map((type, i) => [TYPE_CODES[i]!, type]));
 
+/** The type a frequent start names. */
+const typeOf = (start: string): string => (JSON.parse(`${start}0}`) as { type: string }).type;
+
+/**
+ * The starts of the most frequent events' JSON (a text delta of the first choice), each kept as one
+ * digit. Stored data depends on this order too: append only.
+ */
+const FREQUENT_STARTS = ['{"type":"content","choice":0,"text":', '{"type":"reasoning","choice":0,"text":'] as const;
+
 /** What starts an event's JSON that names its own type first, as every `ChatEvent` the relay writes does. */
 const typePrefix = (type: string): string => `{"type":${JSON.stringify(type)},`;
 
 /**
  * An entry as the one field (`e`) of its Redis stream entry, small because a stream keeps every
  * entry of a reply (a text delta is a few words; its JSON's frame would be most of what is kept).
- * An event of a `ChatEvent` type whose JSON starts with that type is kept as the type's letter
- * and the rest of its JSON (`A"choice":0,"text":"Hi"}`); any other event as `v<type>\n<data>`;
+ * A text delta of the first choice is kept as a digit and its text (`0"Hi"}`); another event of
+ * a `ChatEvent` type whose JSON starts with that type as the type's letter and the rest of its
+ * JSON (`A"choice":1,"text":"Hi"}`); any other event as `v<type>\n<data>`;
  * an error as `x<data>`; the end as `z`. A type that holds a line break is kept whole, as JSON
  * (`j["event","<type>","<data>"]`).
  */
 export function encodeEntry(entry: StreamEntry): string {
   if (entry.kind === 'end') return 'z';
   if (entry.kind === 'error') return `x${entry.data}`;
+  const frequent = FREQUENT_STARTS.findIndex((start) => entry.data.startsWith(start));
+  if (frequent >= 0 && entry.type === typeOf(FREQUENT_STARTS[frequent]!))
+    return `${frequent}${entry.data.slice(FREQUENT_STARTS[frequent]!.length)}`;
   const code = codeOfType.get(entry.type);
   const prefix = typePrefix(entry.type);
   if (code !== undefined && entry.data.startsWith(prefix)) return `${code}${entry.data.slice(prefix.length)}`;
@@ -204,6 +217,10 @@ function decodeEntry(id: number, value: string): StreamEntry | undefined {
   if (tag === 'v') {
     const split = value.indexOf('\n');
     return { id, kind: 'event', type: value.slice(1, split), data: value.slice(split + 1) };
+  }
+  const frequent = FREQUENT_STARTS[Number(tag)];
+  if (tag >= '0' && tag <= '9' && frequent !== undefined) {
+    return { id, kind: 'event', type: typeOf(frequent), data: `${frequent}${value.slice(1)}` };
   }
   const type = typeOfCode.get(tag);
   return type === undefined ? undefined : { id, kind: 'event', type, data: `${typePrefix(type)}${value.slice(1)}` };
