@@ -77,6 +77,12 @@ function typed<T>(what: string, sent: () => Promise<T>, timeoutMs: number): Prom
  * The client as the store uses it: `ioredis` (`Redis` or `Cluster`: its `call`, and `multi` for a
  * transaction), `redis` v4/v5 (`createClient`: its `sendCommand`) or a `redis` cluster
  * (`createCluster`: its `sendCommand(firstKey, isReadonly, args)`).
+ *
+ * @example
+ * ```ts
+ * const { send, transaction } = redisConnection(new Redis(url), 'command');
+ * await transaction([['XADD', key, '0-1', 'e', 'o'], ['PEXPIRE', key, '60000']], 5000);
+ * ```
  */
 export function redisConnection(client: RedisClientLike, what: string): RedisConnection {
   const io = 'call' in client && typeof client.call === 'function' ? (client as IoredisLike) : undefined;
@@ -191,6 +197,11 @@ const typePrefix = (type: string): string => `{"type":${JSON.stringify(type)},`;
  * JSON (`A"choice":1,"text":"Hi"}`); any other event as `v<type>\n<data>`;
  * an error as `x<data>`; the end as `z`. A type that holds a line break is kept whole, as JSON
  * (`j["event","<type>","<data>"]`).
+ *
+ * @example
+ * ```ts
+ * encodeEntry({ id: 1, kind: 'event', type: 'content', data: '{"type":"content","choice":0,"text":"Hi"}' }); // '0"Hi"}'
+ * ```
  */
 export function encodeEntry(entry: StreamEntry): string {
   if (entry.kind === 'end') return 'z';
@@ -255,7 +266,14 @@ function fieldsOf(raw: unknown): Map<string, string> {
   return fields;
 }
 
-/** `XREAD`'s reply as `[key, entries]` pairs: `[[key, entries], ...]` (RESP2), or a map of key to entries (RESP3). */
+/**
+ * `XREAD`'s reply as `[key, entries]` pairs: `[[key, entries], ...]` (RESP2), or a map of key to entries (RESP3).
+ *
+ * @example
+ * ```ts
+ * streamsOf([['k', [['1-0', ['e', 'z']]]]]); // [['k', [['1-0', ['e', 'z']]]]]
+ * ```
+ */
 export function streamsOf(reply: unknown): Array<readonly [string, unknown]> {
   if (reply === null || reply === undefined) return [];
   if (Array.isArray(reply)) {
