@@ -1,5 +1,5 @@
-import Redis from 'ioredis';
-import { createClient } from 'redis';
+import Redis, { Cluster } from 'ioredis';
+import { createClient, createCluster } from 'redis';
 import { createClient as createClientV4 } from 'redis4';
 import { lastValueFrom, toArray } from 'rxjs';
 import { StreamEntry } from '../../src/relay/streamEntries';
@@ -10,29 +10,38 @@ import { RedisStreamStore } from '../../src/relay/RedisStreamStore';
 import { StreamStore } from '../../src/relay/StreamStore';
 import { StreamStoreOptions } from '../../src/relay/storeOptions';
 import { collect } from './collect';
-import { RedisServer } from './redisServer';
+import { RedisCluster, RedisServer } from './redisServer';
 
 // One contract for every store: in memory, and Redis Streams through each client a user may have
-// (ioredis, redis v5 and redis v4), against a real server (redis-server, valkey-server).
+// (ioredis, redis v5 and redis v4), against a real server (redis-server, valkey-server), or through
+// both cluster clients (ioredis Cluster, node-redis createCluster) against a Redis Cluster.
 
 /**
- * Declares the store contract's specs against the server `start` starts (and the in-memory store
- * when `memory` is true).
+ * Declares the store contract's specs against the server (or cluster) `start` starts, and the
+ * in-memory store when `memory` is true; `clustered` when it starts a cluster (then through the
+ * cluster clients).
  *
  * @example
  * ```ts
  * describeStoreContract(() => startValkey(), { memory: false });
  * ```
  */
-export function describeStoreContract(start: () => Promise<RedisServer>, { memory }: { memory: boolean }): void {
+export function describeStoreContract(
+  start: () => Promise<RedisServer | RedisCluster>,
+  { memory, clustered = false }: { memory: boolean; clustered?: boolean },
+): void {
   let redis: RedisServer;
+  let cluster: RedisCluster;
+  let server: RedisServer | RedisCluster;
   const closers: Array<() => Promise<unknown>> = [];
   beforeAll(async () => {
-    redis = await start();
-  });
+    server = await start();
+    if ('seeds' in server) cluster = server;
+    else redis = server;
+  }, 60_000);
   afterAll(async () => {
     await Promise.all(closers.map((close) => close()));
-    await redis?.stop();
+    await server?.stop();
   });
 
   /** Fast heartbeats, so that a lapse is seen within a second. */
@@ -82,7 +91,36 @@ export function describeStoreContract(start: () => Promise<RedisServer>, { memor
     ],
   ];
 
-  const stores = memory ? all : all.slice(1);
+  const clusters: ReadonlyArray<readonly [string, StoreMaker]> = [
+    [
+      'RedisStreamStore over ioredis Cluster',
+      async (options) => {
+        const client = new Cluster(cluster.seeds.map((seed) => ({ ...seed })));
+        const blockingClient = client.duplicate();
+        closers.push(
+          () => client.quit(),
+          () => blockingClient.quit(),
+        );
+        return new RedisStreamStore({ ...FAST, ...options, client, blockingClient, prefix: `t${closers.length}:` });
+      },
+    ],
+    [
+      'RedisStreamStore over node-redis createCluster',
+      async (options) => {
+        const client = await createCluster({
+          rootNodes: cluster.seeds.map((seed) => ({ url: `redis://${seed.host}:${seed.port}` })),
+        }).connect();
+        const blockingClient = await client.duplicate().connect();
+        closers.push(
+          () => client.quit(),
+          () => blockingClient.quit(),
+        );
+        return new RedisStreamStore({ ...FAST, ...options, client, blockingClient, prefix: `t${closers.length}:` });
+      },
+    ],
+  ];
+
+  const stores = clustered ? clusters : memory ? all : all.slice(1);
 
   const event = (id: number, text: string): StreamEntry => ({
     id,
