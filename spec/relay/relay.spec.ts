@@ -4,6 +4,7 @@ import { Completion, CompletionSnapshot } from '../../src/types/events';
 import { eventText, FakeUpstream, startFakeUpstream, UpstreamRequest } from '../support/fakeUpstream';
 import { RedisServer, startRedis } from '../support/redisServer';
 import { RelayApp, startRelayApp } from '../support/relayApp';
+import { startTogether } from '../support/startTogether';
 import { SseReading, allFrames, completionOf, eventsOf, firstFrame, firstFrames, postChat, resume, stopChat } from '../support/relayClient';
 
 // examples/relay end to end, over HTTP: instances in processes of their own, one real Redis, one
@@ -22,12 +23,17 @@ let single: RelayApp;
 const apps: RelayApp[] = [];
 
 beforeAll(async () => {
-  [redis, upstream] = await Promise.all([startRedis(), startFakeUpstream()]);
+  // Started side by side, never lost: a failed start stops the others (see startTogether).
+  [redis, upstream] = await startTogether<[RedisServer, FakeUpstream]>([
+    [() => startRedis(), (server) => server.stop()],
+    [() => startFakeUpstream(), (fake) => fake.close()],
+  ]);
   const shared = { ...HEARTBEAT, UPSTREAM_URL: upstream.url, REDIS_URL: redis.url };
-  [a, b, single] = await Promise.all([
-    startRelayApp(shared),
-    startRelayApp(shared),
-    startRelayApp({ ...HEARTBEAT, UPSTREAM_URL: upstream.url }),
+  const kill = (app: RelayApp): Promise<void> => app.kill();
+  [a, b, single] = await startTogether<[RelayApp, RelayApp, RelayApp]>([
+    [() => startRelayApp(shared), kill],
+    [() => startRelayApp(shared), kill],
+    [() => startRelayApp({ ...HEARTBEAT, UPSTREAM_URL: upstream.url }), kill],
   ]);
   apps.push(a, b, single);
 }, 90_000);

@@ -5,6 +5,7 @@ import { root } from '../support/build';
 import { FakeUpstream, fakeMessages, startFakeUpstream } from '../support/fakeUpstream';
 import { RedisServer, startRedis } from '../support/redisServer';
 import { RelayApp, startRelayApp } from '../support/relayApp';
+import { startTogether } from '../support/startTogether';
 
 // Ten slow clients at once, each asking for a reply of about 30 MB and reading it at about 1 KB/s:
 // the relay (examples/relay in a process of its own, over Redis) must hold each provider back (the
@@ -68,7 +69,11 @@ const wait = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(
 const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(2)} MiB`;
 
 beforeAll(async () => {
-  [redis, upstream] = await Promise.all([startRedis(), startFakeUpstream()]);
+  // Started side by side, never lost: a failed start stops the other (see startTogether).
+  [redis, upstream] = await startTogether<[RedisServer, FakeUpstream]>([
+    [() => startRedis(), (server) => server.stop()],
+    [() => startFakeUpstream(), (fake) => fake.close()],
+  ]);
   relay = await startRelayApp({ UPSTREAM_URL: upstream.url, REDIS_URL: redis.url, RELAY_MAX_BUFFERED_BYTES: String(CAP) }, [
     '--expose-gc',
     '-r',
