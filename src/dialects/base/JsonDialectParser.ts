@@ -62,6 +62,9 @@ export interface MetadataPlace {
   readonly call?: number;
 }
 
+/** The reply itself, as a place: one object, not one per call. */
+const NOWHERE: MetadataPlace = {};
+
 /**
  * The envelope every JSON dialect shares, so that a dialect is only its mapping from payloads to
  * events. The base counts frames, stops at the format's end and ignores what follows it (under
@@ -339,18 +342,31 @@ export abstract class JsonDialectParser implements DialectParser {
    * of a shape has been judged (see `judgeShape`), the next payloads of that shape cost a call one
    * comparison of its arguments with the judged payload's, and a new set would fail it every time.
    */
-  protected keepUnmapped(object: JsonObject, mapped: ReadonlySet<string>, place: MetadataPlace = {}): void {
-    const choice = place.choice ?? -1;
-    const call = place.call ?? -1;
+  protected keepUnmapped(object: JsonObject, mapped: ReadonlySet<string>, place: MetadataPlace = NOWHERE): void {
+    // Kept small, for the engine to inline into each dialect: a chunk of a judged shape costs this only.
     const settled = this.settled;
     if (settled !== undefined) {
       const calls = settled.calls;
       const at = this.settledCall;
       this.settledCall = at + 4;
-      if (calls[at] === object && calls[at + 1] === mapped && calls[at + 2] === choice && calls[at + 3] === call) return;
+      if (
+        calls[at] === object &&
+        calls[at + 1] === mapped &&
+        calls[at + 2] === (place.choice ?? -1) &&
+        calls[at + 3] === (place.call ?? -1)
+      ) {
+        return;
+      }
       // Asked otherwise than the verdict's payload (a hole chose another branch): the rest is read in full.
       this.settled = undefined;
     }
+    this.keepUnmappedNow(object, mapped, place);
+  }
+
+  /** `keepUnmapped` in full: the fields of `object` outside `mapped`, noted for the shape's verdict and kept. */
+  private keepUnmappedNow(object: JsonObject, mapped: ReadonlySet<string>, place: MetadataPlace): void {
+    const choice = place.choice ?? -1;
+    const call = place.call ?? -1;
     const unmapped = (this.unmappedKeys ??= new WeakMap());
     let found = unmapped.get(object);
     if (found === undefined || found.mapped !== mapped) unmapped.set(object, (found = unmappedKeysOf(object, mapped)));
@@ -390,7 +406,7 @@ export abstract class JsonDialectParser implements DialectParser {
    * part), copied, as provider metadata of `place`. It counts as output: a reply of only such items
    * is a whole reply, not one that lost its text.
    */
-  protected keepItem(item: unknown, place: MetadataPlace = {}): void {
+  protected keepItem(item: unknown, place: MetadataPlace = NOWHERE): void {
     if (this.metadataCapped) return;
     let copy: JsonValue;
     try {

@@ -4,6 +4,7 @@ import { Usage } from '../../types/events.js';
 import { JsonObject, excerpt, finiteNumber, isJsonObject, nonEmptyString } from '../../internal/json.js';
 import { mergeUsage } from '../../internal/mergeUsage.js';
 import { defineDialect } from '../Dialect.js';
+import type { MetadataPlace } from '../base/JsonDialectParser.js';
 import { OpenAiChatCallReader } from './openaiChatCalls.js';
 import { TokenLogprobList, readLegacyLogprobs, readTokenLogprobs } from '../base/tokenLogprobs.js';
 import { ChatChoiceState, audioEvent, isAudioExpiryOnly, newSources } from './openaiChatParts.js';
@@ -228,7 +229,7 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
           ? rawIndex
           : this.index(rawIndex, `choices[${position}].index`, 'a choice index');
 
-    this.keepUnmapped(choice, MAPPED_CHOICE, { choice: index });
+    this.keepUnmapped(choice, MAPPED_CHOICE, choicePlace(index));
     const delta = choice['delta'];
     const message = choice['message'];
     if (isJsonObject(delta)) this.readDelta(delta, index, position);
@@ -292,7 +293,7 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
     this.readAnnotations(delta['annotations'], choice, where);
     this.readToolCalls(delta['tool_calls'], choice, position);
     this.readFunctionCall(delta['function_call'], choice, position);
-    this.keepUnmapped(delta, MAPPED_DELTA, { choice });
+    this.keepUnmapped(delta, MAPPED_DELTA, choicePlace(choice));
   }
 
   /** `delta.audio`: an `audio` event with the parts this piece had; notes a piece that is only the expiry. */
@@ -427,6 +428,12 @@ export const openaiChat = defineDialect({
   isFinal: isFinal,
   recognizes: (payload) => payload['object'] === 'chat.completion.chunk' || Array.isArray(payload['choices']),
 });
+
+/** The place of a choice's kept fields, made once per index: a chunk allocates none. */
+const CHOICE_PLACES: MetadataPlace[] = [];
+function choicePlace(choice: number): MetadataPlace {
+  return choice < 64 ? (CHOICE_PLACES[choice] ??= { choice }) : { choice };
+}
 
 /** `choices[0].delta`, made once per position: field paths are joined only for an error message. */
 const DELTA_PATHS: string[] = [];
