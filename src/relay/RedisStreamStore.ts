@@ -45,7 +45,7 @@ const CLUSTER_BLOCK_MS = 100;
  * Readers wait for new entries with one `XREAD BLOCK` for the whole store on `blockingClient`, which
  * hands them what it read; a reader that starts waiting meanwhile wakes it through `<prefix>wake:<uuid>`
  * (a stream of one entry). The store sends data commands only: a Redis user limited to the prefix
- * (`~<prefix>*`) with `+@read +@write +@transaction` may run it (see docs/relay.md, "Deploying on Redis").
+ * (`~<prefix>*`) with `+@read +@write +@transaction` may run it (see docs/relay.md, "Deploying", "On Redis").
  * Every command has a timeout: a server that went away fails readers and producers with a
  * `StreamClosedEarlyError` (`reason: 'store'`), never a hang.
  *
