@@ -1,7 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { postChat, completionOf } from '../support/relayClient';
+import { freePort } from '../support/redisServer';
 
 // `npm run relay` as a newcomer meets it (issue 31, "the example and the first hour"): with no
 // environment it listens, relaying recorded replies; with a Redis that is down it ends at once with a
@@ -45,18 +45,6 @@ function printed(started: Started, pattern: RegExp): Promise<RegExpExecArray> {
     started.child.stdout!.on('data', onData);
     started.child.stderr!.on('data', onData);
     void started.exited.then(() => reject(new Error(`the example exited before printing ${pattern}:\n${started.output()}`)));
-  });
-}
-
-/** A port nobody listens on now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
   });
 }
 

@@ -1,7 +1,7 @@
 import Redis from 'ioredis';
 import { createClient } from 'redis';
 import { lastValueFrom, toArray } from 'rxjs';
-import { StreamEntry } from '../../src/relay/streamEntries';
+import { contentEntry as event, endEntry as end, delay } from '../support/storeEntries';
 import { readStream } from '../../src/relay/readStream';
 import { RedisStreamStore } from '../../src/relay/RedisStreamStore';
 import { RedisClientLike } from '../../src/relay/redisCommands';
@@ -66,15 +66,6 @@ const clients: ReadonlyArray<readonly [string, Connect]> = [
     },
   ],
 ];
-
-const event = (id: number, text: string): StreamEntry => ({
-  id,
-  kind: 'event',
-  type: 'content',
-  data: JSON.stringify({ type: 'content', choice: 0, text }),
-});
-const end = (id: number): StreamEntry => ({ id, kind: 'end', type: '', data: '' });
-const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.each(clients)('a Redis user limited to a key prefix and data commands, over %s', (_name, connect) => {
   it('is refused CLIENT (so the store must do without it)', async () => {

@@ -1,7 +1,7 @@
 import Redis, { Cluster } from 'ioredis';
 import { createCluster } from 'redis';
 import { lastValueFrom, toArray } from 'rxjs';
-import { StreamEntry } from '../../src/relay/streamEntries';
+import { contentEntry as event, endEntry as end, delay } from '../support/storeEntries';
 import { keySlot } from '../../src/relay/clusterSlots';
 import { readStream } from '../../src/relay/readStream';
 import { RedisStreamStore } from '../../src/relay/RedisStreamStore';
@@ -46,15 +46,6 @@ const clients: ReadonlyArray<readonly [string, Connect]> = [
     },
   ],
 ];
-
-const event = (id: number, text: string): StreamEntry => ({
-  id,
-  kind: 'event',
-  type: 'content',
-  data: JSON.stringify({ type: 'content', choice: 0, text }),
-});
-const end = (id: number): StreamEntry => ({ id, kind: 'end', type: '', data: '' });
-const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Stream ids whose keys fall on different nodes (their slots as the cluster computes them). */
 async function idsOnDistinctNodes(prefix: string, count: number): Promise<string[]> {

@@ -1,5 +1,6 @@
 import Redis from 'ioredis';
 import { StreamEntry } from '../../src/relay/streamEntries';
+import { contentEntry as event, endEntry as end } from '../support/storeEntries';
 import { RedisStreamStore } from '../../src/relay/RedisStreamStore';
 import { RedisServer, startRedis } from '../support/redisServer';
 
@@ -19,14 +20,6 @@ afterAll(async () => {
   admin?.disconnect();
   await redis?.stop();
 });
-
-const event = (id: number, text: string): StreamEntry => ({
-  id,
-  kind: 'event',
-  type: 'content',
-  data: JSON.stringify({ type: 'content', choice: 0, text }),
-});
-const end = (id: number): StreamEntry => ({ id, kind: 'end', type: '', data: '' });
 
 /**
  * A store whose process dies after `sent` commands: later ones never reach Redis, and its

@@ -2,7 +2,7 @@ import Redis, { Cluster } from 'ioredis';
 import { createClient, createCluster } from 'redis';
 import { createClient as createClientV4 } from 'redis4';
 import { lastValueFrom, toArray } from 'rxjs';
-import { StreamEntry } from '../../src/relay/streamEntries';
+import { contentEntry as event, endEntry as end, delay } from './storeEntries';
 import { StreamClosedEarlyError } from '../../src/errors/errors';
 import { MemoryStreamStore } from '../../src/relay/MemoryStreamStore';
 import { readStream } from '../../src/relay/readStream';
@@ -121,15 +121,6 @@ export function describeStoreContract(
   ];
 
   const stores = clustered ? clusters : memory ? all : all.slice(1);
-
-  const event = (id: number, text: string): StreamEntry => ({
-    id,
-    kind: 'event',
-    type: 'content',
-    data: JSON.stringify({ type: 'content', choice: 0, text }),
-  });
-  const end = (id: number): StreamEntry => ({ id, kind: 'end', type: '', data: '' });
-  const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
   describe.each(stores)('%s', (_name, makeStore) => {
     it('keeps entries with their ids and gives back those after an id; an end marks it ended', async () => {

@@ -62,6 +62,9 @@ export interface MetadataPlace {
   readonly call?: number;
 }
 
+/** In a shape's verdict, a `keepUnmapped` call whose place does not matter (its object keeps nothing). */
+const ANY_PLACE = -2;
+
 /** The reply itself, as a place: one object, not one per call. */
 const NOWHERE: MetadataPlace = {};
 
@@ -349,11 +352,11 @@ export abstract class JsonDialectParser implements DialectParser {
       const calls = settled.calls;
       const at = this.settledCall;
       this.settledCall = at + 4;
+      const choice = calls[at + 2];
       if (
         calls[at] === object &&
         calls[at + 1] === mapped &&
-        calls[at + 2] === (place.choice ?? -1) &&
-        calls[at + 3] === (place.call ?? -1)
+        (choice === ANY_PLACE || (choice === (place.choice ?? -1) && calls[at + 3] === (place.call ?? -1)))
       ) {
         return;
       }
@@ -373,7 +376,10 @@ export abstract class JsonDialectParser implements DialectParser {
     const keys = found.keys;
     const judged = this.judged;
     if (judged !== undefined) {
-      this.judgedCalls.push(object, mapped, choice, call);
+      // An object with nothing to keep keeps nothing wherever it is asked: the call at a hole of the shape
+      // (the next fragment's call index) is the same verdict, not another branch.
+      if (keys.length === 0) this.judgedCalls.push(object, mapped, ANY_PLACE, ANY_PLACE);
+      else this.judgedCalls.push(object, mapped, choice, call);
       if (!this.judgedChanges) for (const key of keys) if (mayChange(judged, object, key)) this.judgedChanges = true;
     }
     if (keys.length === 0 || this.metadataCapped) return;
