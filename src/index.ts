@@ -160,6 +160,7 @@ export type {
   ToolCallEndEvent,
   ToolCallEvent,
   ToolCallIncompleteEvent,
+  ToolRequestEvent,
   UnknownEvent,
   UsageEvent,
 } from './types/events.js';
@@ -181,6 +182,7 @@ export type {
   Timings,
   ToolCall,
   ToolCallProgress,
+  ToolRequest,
   Usage,
 } from './types/replyParts.js';
 export { isStandardSchema } from './types/standardSchema.js';
