@@ -163,6 +163,7 @@ export type {
   ToolCallEndEvent,
   ToolCallEvent,
   ToolCallIncompleteEvent,
+  ToolRequestEvent,
   UnknownEvent,
   UsageEvent,
 } from './types/events.js';
@@ -184,6 +185,7 @@ export type {
   Timings,
   ToolCall,
   ToolCallProgress,
+  ToolRequest,
   Usage,
 } from './types/replyParts.js';
 export { isStandardSchema } from './types/standardSchema.js';

@@ -104,7 +104,7 @@ describe('openai-responses keeps every field it does not map, where it arrived',
     },
     { type: 'response.output_item.done', output_index: 2, item: { ...MESSAGE, status: 'completed', phase: 'final_answer' } },
     // The call: its item (added and done) and its fragments.
-    { type: 'response.output_item.added', output_index: 3, item: { ...CALL, status: 'in_progress', namespace: 'weather' } },
+    { type: 'response.output_item.added', output_index: 3, item: { ...CALL, status: 'in_progress', priority: 'high' } },
     {
       type: 'response.function_call_arguments.delta',
       item_id: 'fc_1',
@@ -118,7 +118,7 @@ describe('openai-responses keeps every field it does not map, where it arrived',
       type: 'response.output_item.done',
       output_index: 3,
       queue: 'q1',
-      item: { ...CALL, status: 'completed', arguments: '{"city":"Paris"}', namespace: 'weather' },
+      item: { ...CALL, status: 'completed', arguments: '{"city":"Paris"}', priority: 'high' },
     },
     {
       type: 'response.completed',
@@ -141,7 +141,7 @@ describe('openai-responses keeps every field it does not map, where it arrived',
       rank: 1,
     },
   };
-  const ON_CALL = { openai: { namespace: 'weather', shard: 7, queue: 'q1' } };
+  const ON_CALL = { openai: { priority: 'high', shard: 7, queue: 'q1' } };
 
   const expectKept = (completion: Completion | undefined): void => {
     expect(completion!.providerMetadata).toEqual(REPLY);
@@ -184,7 +184,7 @@ describe('openai-responses keeps every field it does not map, where it arrived',
       const body = payload['response'] as Payload | undefined;
       return {
         ...payload,
-        ...(item === undefined ? {} : { item: withoutKeys(item, ['effort_used', 'cost_units', 'phase', 'namespace']) }),
+        ...(item === undefined ? {} : { item: withoutKeys(item, ['effort_used', 'cost_units', 'phase', 'priority']) }),
         ...(part === undefined ? {} : { part: withoutKeys(part, ['voice']) }),
         ...(body === undefined ? {} : { response: withoutKeys(body, [...Object.keys(SETTINGS), 'service_tier', 'new_setting']) }),
       };

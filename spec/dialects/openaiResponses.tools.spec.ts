@@ -206,23 +206,33 @@ describe('openai-responses dialect: tools', () => {
       '"call_id":"call_sh","action":{"type":"exec","command":["ls","-a"],"env":{}}}}';
     const STREAM = CREATED + ev(COMPUTER_ADDED) + ev(COMPUTER_DONE) + ev(SHELL_DONE) + COMPLETED;
 
-    it('makes no provider tool call and no tool call of them: each finished item is kept whole on the choice', () => {
+    it('makes no provider tool call and no tool call of them: each finished item is a tool request', () => {
       const { events, completion } = assembleAtEverySize(STREAM);
-      expect(types(events)).toEqual(['start', 'provider-metadata', 'provider-metadata', 'finish', 'done']);
+      expect(types(events)).toEqual(['start', 'tool-request', 'tool-request', 'finish', 'done']);
       expect(completion).not.toHaveProperty('providerToolCalls');
       expect(completion!.toolCalls).toEqual([]);
-      expect(completion!.choices[0]!.providerMetadata).toEqual({
-        openai: { items: [JSON.parse(COMPUTER_DONE).item, JSON.parse(SHELL_DONE).item] },
-      });
+      expect(completion!.finishReason).toBe('stop');
+      expect(completion!.toolRequests).toEqual([
+        {
+          id: 'call_cu',
+          type: 'computer_call',
+          kind: 'client-tool',
+          name: null,
+          input: { action: { type: 'click', button: 'left', x: 10, y: 20 }, pending_safety_checks: [] },
+        },
+        {
+          id: 'call_sh',
+          type: 'local_shell_call',
+          kind: 'client-tool',
+          name: null,
+          input: { action: { type: 'exec', command: ['ls', '-a'], env: {} } },
+        },
+      ]);
     });
 
-    it('passes their items on as unknown with unknownEvents', () => {
+    it('passes none of their items on as unknown with unknownEvents: they are read', () => {
       const { events } = assembleAtEverySize(STREAM, { unknownEvents: true });
-      expect(only(events, 'unknown')).toEqual([
-        { type: 'unknown', event: 'response.output_item.added', payload: JSON.parse(COMPUTER_ADDED) },
-        { type: 'unknown', event: 'response.output_item.done', payload: JSON.parse(COMPUTER_DONE) },
-        { type: 'unknown', event: 'response.output_item.done', payload: JSON.parse(SHELL_DONE) },
-      ]);
+      expect(only(events, 'unknown')).toEqual([]);
     });
   });
 

@@ -58,6 +58,7 @@ export class CallAssembler {
     readonly name?: string;
     readonly arguments: string;
     readonly kind?: 'custom';
+    readonly namespace?: string;
   }): CallState {
     const calls = this.choice(fragment.choice);
     let call = calls.byIndex.get(fragment.index);
@@ -74,6 +75,7 @@ export class CallAssembler {
     if (fragment.kind === 'custom') call.kind = 'custom';
     if (call.id === undefined && fragment.id) call.id = fragment.id;
     if (call.name === undefined && fragment.name) call.name = fragment.name;
+    if (call.namespace === undefined && fragment.namespace) call.namespace = fragment.namespace;
     call.argumentsText.append(fragment.arguments);
     calls.markChanged(call);
     return call;
@@ -191,7 +193,15 @@ export class CallAssembler {
     const calls = this.choice(choice);
     let call = calls.byIndex.get(whole.index);
     if (call === undefined) {
-      call = this.addFragment({ choice, index: whole.index, id: whole.id, name: whole.name, arguments: whole.arguments });
+      const namespace = whole.namespace;
+      call = this.addFragment({
+        choice,
+        index: whole.index,
+        id: whole.id,
+        name: whole.name,
+        arguments: whole.arguments,
+        ...(namespace === undefined ? {} : { namespace }),
+      });
     } else if (call.closed !== undefined) {
       return; // closed already, by its own end or by an earlier copy
     } else if (call.incomplete !== undefined || call.failure !== undefined) {
@@ -218,7 +228,16 @@ export class CallAssembler {
     const text = call.arguments;
     if (call.kind === 'custom') {
       // Free-form input: raw text, never parsed.
-      call.closed = { kind: 'custom', index: call.index, id: call.id, name: call.name, arguments: text, args: text };
+      const namespace = call.namespace;
+      call.closed = {
+        kind: 'custom',
+        index: call.index,
+        id: call.id,
+        name: call.name,
+        arguments: text,
+        args: text,
+        ...(namespace === undefined ? {} : { namespace }),
+      };
       return this.#closed(calls, call);
     }
     let args: JsonValue;
@@ -234,7 +253,15 @@ export class CallAssembler {
         });
       }
     }
-    call.closed = { index: call.index, id: call.id, name: call.name, arguments: text, args };
+    const namespace = call.namespace;
+    call.closed = {
+      index: call.index,
+      id: call.id,
+      name: call.name,
+      arguments: text,
+      args,
+      ...(namespace === undefined ? {} : { namespace }),
+    };
     return this.#closed(calls, call);
   }
 

@@ -8,6 +8,8 @@ export class CallState {
   kind: 'function' | 'custom' = 'function';
   id: string | undefined = undefined;
   name: string | undefined = undefined;
+  /** The tool's namespace, from the fragment that named it. */
+  namespace: string | undefined = undefined;
   readonly argumentsText = new TextBuilder();
   /** The whole call, once closed: its arguments parsed. */
   closed: ToolCall | undefined = undefined;

@@ -16,6 +16,7 @@ import type {
   AudioOutput,
   ProviderToolCall,
   ProviderMetadata,
+  ToolRequest,
 } from './replyParts.js';
 
 /**
@@ -33,6 +34,12 @@ export interface ReplyExtraParts {
   readonly audio?: AudioOutput;
   /** Tools the provider ran itself, with their results (only when any came). */
   readonly providerToolCalls?: readonly ProviderToolCall[];
+  /**
+   * Calls that wait for the program's answer or approval and are not plain function calls (an MCP
+   * approval request, a built-in tool the program runs), in arrival order (only when any came). Never
+   * among `toolCalls`, and never a reason to finish `tool_calls`.
+   */
+  readonly toolRequests?: readonly ToolRequest[];
   /**
    * What the provider sent that no field names, by provider (only when any came). On a choice, what
    * came with that choice; on a completion or a snapshot, what came with the reply as a whole (its

@@ -16,6 +16,7 @@ import type {
   Source,
   ProviderToolCall,
   ToolCallProgress,
+  ToolRequest,
 } from './replyParts.js';
 
 export type {
@@ -36,6 +37,7 @@ export type {
   ProviderToolCall,
   ProviderMetadata,
   ToolCallProgress,
+  ToolRequest,
 } from './replyParts.js';
 export type { CompletionChoice, Completion, PartialToolCall, ChoiceSnapshot, CompletionSnapshot, ReplyExtraParts } from './completion.js';
 
@@ -99,6 +101,8 @@ export interface ToolCallDeltaEvent {
   readonly arguments: string;
   /** `'custom'` on a fragment of a custom (free-form) call: its text is never JSON-parsed. */
   readonly kind?: 'custom';
+  /** The namespace of the tool, on the fragment that names it (see `FunctionToolCall.namespace`). */
+  readonly namespace?: string;
   /** The call so far, added by `groupToolCallsByIndex`. */
   readonly call?: ToolCallProgress;
 }
@@ -157,6 +161,15 @@ export interface ProviderToolResultEvent {
   readonly choice: number;
   readonly id: string;
   readonly result: JsonValue;
+}
+/**
+ * A call that waits for the program's answer or approval and is not a plain function call (see
+ * `ToolRequest`): whole when it arrives. Not a tool call: the finish stays what the provider said.
+ */
+export interface ToolRequestEvent {
+  readonly type: 'tool-request';
+  readonly choice: number;
+  readonly request: ToolRequest;
 }
 /**
  * A payload the dialect does not know, passed on as it came (only with `assembleChunks({
@@ -237,6 +250,7 @@ export type ChatEvent =
   | AudioEvent
   | ProviderToolCallEvent
   | ProviderToolResultEvent
+  | ToolRequestEvent
   | ProviderMetadataEvent
   | UnknownEvent
   | FinishEvent

@@ -102,6 +102,12 @@ export interface FunctionToolCall {
   readonly arguments: string;
   /** The arguments parsed (`""` parses as `{}`). */
   readonly args: JsonValue;
+  /**
+   * The namespace the function belongs to, when the provider names one (the Responses
+   * `function_call.namespace` of a function declared in a `namespace` tool; absent otherwise): `crm` for `crm.search`,
+   * so that `crm.search` and `calendar.search` stay apart. `name` is the function's own name.
+   */
+  readonly namespace?: string;
   /** What the provider sent with this call that no field names (only when any came). */
   readonly providerMetadata?: ProviderMetadata;
 }
@@ -123,6 +129,8 @@ export interface CustomToolCall {
    * checks; after a schema that transforms it, what the schema made of it.
    */
   readonly args: JsonValue;
+  /** The namespace the tool belongs to, when the provider names one (see `FunctionToolCall.namespace`). */
+  readonly namespace?: string;
   /** What the provider sent with this call that no field names (only when any came). */
   readonly providerMetadata?: ProviderMetadata;
 }
@@ -208,6 +216,43 @@ export interface ProviderToolCall {
   readonly input: JsonValue;
   /** What the tool gave back, once the stream carried it. */
   readonly result?: JsonValue;
+}
+
+/**
+ * A call that waits for the program's answer or approval and is not a plain function call: the
+ * program must not run it as one of `toolCalls`, and the provider has not run it. `kind` says what
+ * the program owes: `approval` (a yes or no for a tool the provider or the server would then run:
+ * the Responses `mcp_approval_request`, the AI SDK's `tool-approval-request`) or `client-tool` (the
+ * result of a built-in tool the program runs with its own means: the Responses `apply_patch_call`,
+ * `shell_call`, `computer_call`, a `tool_search_call` with `execution: "client"`).
+ *
+ * @example
+ * ```ts
+ * import type { ToolRequest } from 'rxjs-llm-stream';
+ *
+ * const request: ToolRequest = {
+ *   id: 'mcpr_1',
+ *   type: 'mcp_approval_request',
+ *   kind: 'approval',
+ *   name: 'create_issue',
+ *   input: { server_label: 'github', arguments: '{"title":"Bug"}' },
+ * };
+ * ```
+ */
+export interface ToolRequest {
+  /**
+   * What the answer names the request by: the Responses item's `call_id` (the `id` of an
+   * `mcp_approval_request`, which the approval names as its `approval_request_id`), the AI SDK's
+   * `approvalId`.
+   */
+  readonly id: string;
+  /** The provider's own type of the item (`mcp_approval_request`, `apply_patch_call`, `tool-approval-request`). */
+  readonly type: string;
+  readonly kind: 'approval' | 'client-tool';
+  /** The tool's name, when the provider names it (the built-in tools are named by `type`). */
+  readonly name: string | null;
+  /** What the tool is asked to do, as the provider sent it (its arguments, its action, its operation). */
+  readonly input: JsonValue;
 }
 
 /** What is known of a tool call while its arguments still stream (carried by `groupToolCallsByIndex`). */

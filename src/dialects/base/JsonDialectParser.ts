@@ -21,6 +21,7 @@ const OUTPUT_EVENTS: ReadonlySet<ChatEvent['type']> = new Set<ChatEvent['type']>
   'audio',
   'provider-tool-call',
   'provider-tool-result',
+  'tool-request',
   // Passed on only when asked for: the user then has the payload, and nothing of it is lost.
   'unknown',
 ]);

@@ -1,11 +1,13 @@
 import { SseFrame } from '../../frames/SseParser.js';
-import { JsonObject } from '../../internal/json.js';
+import { JsonObject, copyJson, isJsonObject } from '../../internal/json.js';
+import { JsonValue } from '../../types/events.js';
+import { normalizeFinishReason } from '../../internal/finishReason.js';
 import { AnthropicUsage } from '../anthropic/anthropicUsage.js';
 import { defineDialect } from '../Dialect.js';
 import { JsonDialectParser, MetadataPlace } from '../base/JsonDialectParser.js';
 
 /** The kinds of `contentBlockDelta.delta` this dialect reads. */
-const DELTA_KINDS = ['text', 'toolUse', 'reasoningContent'];
+const DELTA_KINDS = ['text', 'toolUse', 'toolResult', 'reasoningContent'];
 
 /**
  * The fields this dialect reads in each event, or knows to carry nothing: `p`, in every event, is
@@ -21,8 +23,12 @@ const DELTA_KINDS = ['text', 'toolUse', 'reasoningContent'];
 const MAPPED_MESSAGE_START: ReadonlySet<string> = new Set(['role', 'p']);
 /** `contentBlockStart`, and its `start` when it is a `toolUse` (another kind is kept whole) and that `toolUse`. */
 const MAPPED_BLOCK_START: ReadonlySet<string> = new Set(['contentBlockIndex', 'start', 'p']);
-const MAPPED_START: ReadonlySet<string> = new Set(['toolUse']);
+const MAPPED_START: ReadonlySet<string> = new Set(['toolUse', 'toolResult']);
 const MAPPED_TOOL_USE_START: ReadonlySet<string> = new Set(['toolUseId', 'name']);
+/** The `toolUse` start of a tool Bedrock runs itself: its `type` (`server_tool_use`) is read. */
+const MAPPED_SERVER_TOOL_USE_START: ReadonlySet<string> = new Set(['toolUseId', 'name', 'type']);
+/** A `toolResult` start (`ToolResultBlockStart`): the call it answers; its `type` and `status` are kept. */
+const MAPPED_TOOL_RESULT_START: ReadonlySet<string> = new Set(['toolUseId']);
 /** `contentBlockDelta`, its `delta` of a kind this dialect reads (another is kept whole), and those kinds. */
 const MAPPED_BLOCK_DELTA: ReadonlySet<string> = new Set(['contentBlockIndex', 'delta', 'p']);
 const MAPPED_DELTA: ReadonlySet<string> = new Set(DELTA_KINDS);
@@ -37,6 +43,14 @@ const MAPPED_METADATA: ReadonlySet<string> = new Set(['usage', 'p']);
 
 /** Choice 0, the message: where what its events carry beside the fields read is kept. */
 const MESSAGE: MetadataPlace = { choice: 0 };
+
+/**
+ * A block of a tool Bedrock runs itself (`toolUse` with `type: "server_tool_use"`, Nova's grounding),
+ * its input text so far; or the block of its result (`toolResult`), its pieces so far.
+ */
+type ServerBlock =
+  | { readonly kind: 'use'; readonly id: string; readonly name: string; input: string }
+  | { readonly kind: 'result'; readonly id: string; readonly pieces: JsonValue[] };
 
 /** The event names of a ConverseStream reply: `auto` picks `bedrock-converse` on any of them. */
 export const CONVERSE_EVENTS: ReadonlySet<string> = new Set([
@@ -55,8 +69,13 @@ export const CONVERSE_EVENTS: ReadonlySet<string> = new Set([
  *
  * Events: `start` at `messageStart` (the stream carries no id: `id: ''`); `content` from a `text`
  * delta; per `toolUse` block a `tool-call-delta` with its `toolUseId` and name at the block's start,
- * one per `toolUse.input` fragment, and a `tool-call-end` at its `contentBlockStop`; `reasoning`
- * from `reasoningContent.text`, a `reasoning-signature` from its `signature` and `redactedContent`;
+ * one per `toolUse.input` fragment, and a `tool-call-end` at its `contentBlockStop`; a `toolUse`
+ * block whose `type` is `server_tool_use` (a tool Bedrock runs itself, Nova's grounding) is no call
+ * of the program's but a `provider-tool-call` at its stop (its input parsed when it is JSON), and a
+ * `toolResult` block the `provider-tool-result` of that call (its `toolResult` pieces, `text` or
+ * `json`, in order), and a `tool_use` stop after such a tool and no call of the program's is
+ * `other`, never `tool_calls`; `reasoning` from `reasoningContent.text`, a `reasoning-signature`
+ * from its `signature` and `redactedContent`;
  * `finish` from `messageStop.stopReason`; `usage` from `metadata.usage`. A block or delta of another
  * kind (a citation, an image) is kept whole on choice 0, and what an event carries beside the fields
  * read is `provider-metadata` (`bedrock`) of the reply, choice 0 or the call (see
@@ -86,6 +105,10 @@ export class BedrockConverseParser extends JsonDialectParser {
   private readonly usage = new AnthropicUsage();
   /** The dense call index of each open tool-use block, by `contentBlockIndex`. */
   private readonly calls = new Map<number, number>();
+  /** The open blocks of the tools Bedrock runs and of their results, by `contentBlockIndex`. */
+  private readonly serverBlocks = new Map<number, ServerBlock>();
+  /** Bedrock ran a tool itself: a `tool_use` stop with no call of the program's is for that tool. */
+  private serverToolsRan = false;
   private stopped = false;
   private done = false;
 
@@ -106,7 +129,7 @@ export class BedrockConverseParser extends JsonDialectParser {
         const block = this.index(payload['contentBlockIndex'], 'contentBlockStop.contentBlockIndex');
         const call = this.calls.get(block);
         this.keepUnmapped(payload, MAPPED_BLOCK_STOP, call === undefined ? MESSAGE : { choice: 0, call });
-        if (call === undefined) return;
+        if (call === undefined) return this.stopServerBlock(block);
         this.calls.delete(block);
         return this.emit({ type: 'tool-call-end', choice: 0, index: call });
       }
@@ -115,6 +138,10 @@ export class BedrockConverseParser extends JsonDialectParser {
         if (raw === undefined) throw this.protocolError('messageStop has no stopReason');
         this.stopped = true;
         this.keepUnmapped(payload, MAPPED_MESSAGE_STOP, MESSAGE);
+        // The finish says what the program must do: a tool Bedrock ran is none of its calls.
+        if (this.serverToolsRan && this.callsMade(0) === 0 && normalizeFinishReason(raw, false) === 'tool_calls') {
+          return this.emit({ type: 'finish', choice: 0, reason: 'other', raw });
+        }
         return this.finish(0, raw);
       }
       case 'metadata':
@@ -142,6 +169,11 @@ export class BedrockConverseParser extends JsonDialectParser {
     const block = this.index(payload['contentBlockIndex'], 'contentBlockStart.contentBlockIndex');
     const start = this.object(payload['start'], 'contentBlockStart.start');
     const toolUse = this.object(start?.['toolUse'], 'contentBlockStart.start.toolUse');
+    const toolResult = this.object(start?.['toolResult'], 'contentBlockStart.start.toolResult');
+    if (toolResult !== undefined && start !== undefined) return this.startServerBlock(block, payload, start, toolResult, 'result');
+    if (toolUse !== undefined && start !== undefined && toolUse['type'] === 'server_tool_use') {
+      return this.startServerBlock(block, payload, start, toolUse, 'use');
+    }
     if (toolUse === undefined) {
       // A block of a kind this dialect does not read (not a tool use): part of the reply, kept as it started.
       if (start !== undefined && Object.keys(start).length > 0) this.keepItem(start, MESSAGE);
@@ -179,13 +211,19 @@ export class BedrockConverseParser extends JsonDialectParser {
       this.keepUnmapped(delta, MAPPED_DELTA, place);
     }
     const toolUse = this.object(delta['toolUse'], 'contentBlockDelta.delta.toolUse');
-    if (toolUse !== undefined) {
+    const server = this.serverBlocks.get(block);
+    if (toolUse !== undefined && server?.kind === 'use') {
+      server.input += this.text(toolUse['input'], 'contentBlockDelta.delta.toolUse', 'input') ?? '';
+      this.keepUnmapped(toolUse, MAPPED_TOOL_USE_DELTA, place);
+    } else if (toolUse !== undefined) {
       if (call === undefined)
         throw this.protocolError(`a toolUse delta for block ${block}, which is no open toolUse block`, 'invalid-tool-call');
       const fragment = this.text(toolUse['input'], 'contentBlockDelta.delta.toolUse', 'input');
       if (fragment) this.emit({ type: 'tool-call-delta', choice: 0, index: call, arguments: fragment });
       this.keepUnmapped(toolUse, MAPPED_TOOL_USE_DELTA, place);
     }
+    const results = delta['toolResult'];
+    if (results !== undefined && results !== null) this.readResultPieces(delta, results, server);
     const reasoning = this.object(delta['reasoningContent'], 'contentBlockDelta.delta.reasoningContent');
     if (reasoning !== undefined) {
       const where = 'contentBlockDelta.delta.reasoningContent';
@@ -196,6 +234,62 @@ export class BedrockConverseParser extends JsonDialectParser {
       const redacted = this.text(reasoning['redactedContent'], where, 'redactedContent');
       if (redacted) this.emit({ type: 'reasoning-signature', choice: 0, signature: redacted });
       this.keepUnmapped(reasoning, MAPPED_REASONING, place);
+    }
+  }
+
+  /** The start of a block of a tool Bedrock runs (`use`) or of its result (`result`). */
+  private startServerBlock(block: number, payload: JsonObject, start: JsonObject, tool: JsonObject, kind: 'use' | 'result'): void {
+    const where = `contentBlockStart.start.${kind === 'use' ? 'toolUse' : 'toolResult'}`;
+    const id = this.optionalString(tool['toolUseId'], `${where}.toolUseId`);
+    if (id === undefined)
+      throw this.protocolError(`a ${kind === 'use' ? 'toolUse' : 'toolResult'} block without its toolUseId`, 'invalid-tool-call');
+    if (this.serverBlocks.has(block) || this.calls.has(block))
+      throw this.protocolError(`block ${block} started twice`, 'invalid-tool-call');
+    if (kind === 'use') {
+      const name = this.optionalString(tool['name'], `${where}.name`);
+      if (name === undefined) throw this.protocolError('a toolUse block without its toolUseId or name', 'invalid-tool-call');
+      this.serverBlocks.set(block, { kind, id, name, input: '' });
+      this.serverToolsRan = true;
+      this.keepUnmapped(tool, MAPPED_SERVER_TOOL_USE_START, MESSAGE);
+    } else {
+      this.serverBlocks.set(block, { kind, id, pieces: [] });
+      this.keepUnmapped(tool, MAPPED_TOOL_RESULT_START, MESSAGE);
+    }
+    this.keepUnmapped(payload, MAPPED_BLOCK_START, MESSAGE);
+    this.keepUnmapped(start, MAPPED_START, MESSAGE);
+  }
+
+  /**
+   * `toolResult` pieces (`ToolResultBlockDelta`: `{text}` or `{json}`), for the result block they
+   * belong to; outside of one, kept whole as a delta of a kind not read.
+   */
+  private readResultPieces(delta: JsonObject, results: unknown, server: ServerBlock | undefined): void {
+    if (server?.kind !== 'result' || !Array.isArray(results)) return this.keepItem(delta, MESSAGE);
+    for (const piece of results) server.pieces.push(copyJson(piece));
+  }
+
+  /** The stop of a block of a tool Bedrock ran: its call, or its result. */
+  private stopServerBlock(block: number): void {
+    const server = this.serverBlocks.get(block);
+    if (server === undefined) return;
+    this.serverBlocks.delete(block);
+    if (server.kind === 'result') return this.emit({ type: 'provider-tool-result', choice: 0, id: server.id, result: server.pieces });
+    this.emit({
+      type: 'provider-tool-call',
+      choice: 0,
+      call: { id: server.id, name: server.name, type: 'server_tool_use', input: this.inputOf(server.input) },
+    });
+  }
+
+  /** A server tool's input: its JSON parsed, `{}` when none came, the text as it is when it is no JSON. */
+  private inputOf(text: string): JsonValue {
+    if (text.trim() === '') return {};
+    try {
+      // A fresh value: JSON.parse's own, shared with nothing.
+      const value = JSON.parse(text) as JsonValue;
+      return isJsonObject(value) || Array.isArray(value) ? value : text;
+    } catch {
+      return text;
     }
   }
 

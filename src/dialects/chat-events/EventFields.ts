@@ -1,5 +1,5 @@
 import { ProtocolError } from '../../errors/errors.js';
-import type { ChatEvent, CustomToolCall, FunctionToolCall, IncompleteToolCall, ProviderToolCall } from '../../types/events.js';
+import type { ChatEvent, CustomToolCall, FunctionToolCall, IncompleteToolCall, ProviderToolCall, ToolRequest } from '../../types/events.js';
 import { JsonObject, isJsonObject } from '../../internal/json.js';
 import { describeValue, isIndex } from '../base/payloadValues.js';
 
@@ -20,7 +20,17 @@ const EVENT_FIELDS: { readonly [T in ChatEvent['type']]: EveryField<Extract<Chat
   'reasoning-signature': { type: true, choice: true, signature: true },
   content: { type: true, choice: true, text: true },
   refusal: { type: true, choice: true, text: true },
-  'tool-call-delta': { type: true, choice: true, index: true, id: true, name: true, arguments: true, kind: true, call: true },
+  'tool-call-delta': {
+    type: true,
+    choice: true,
+    index: true,
+    id: true,
+    name: true,
+    arguments: true,
+    kind: true,
+    namespace: true,
+    call: true,
+  },
   'tool-call-end': { type: true, choice: true, index: true },
   'tool-call': { type: true, choice: true, call: true },
   'tool-call-incomplete': { type: true, choice: true, call: true },
@@ -29,6 +39,7 @@ const EVENT_FIELDS: { readonly [T in ChatEvent['type']]: EveryField<Extract<Chat
   audio: { type: true, choice: true, id: true, data: true, transcript: true, expiresAt: true },
   'provider-tool-call': { type: true, choice: true, call: true },
   'provider-tool-result': { type: true, choice: true, id: true, result: true },
+  'tool-request': { type: true, choice: true, request: true },
   'provider-metadata': { type: true, provider: true, choice: true, call: true, fields: true, items: true, capped: true },
   unknown: { type: true, event: true, payload: true },
   finish: { type: true, choice: true, reason: true, raw: true },
@@ -53,20 +64,24 @@ const TOOL_CALL_FIELDS: EveryField<FunctionToolCall> & EveryField<CustomToolCall
   name: true,
   arguments: true,
   args: true,
+  namespace: true,
   providerMetadata: true,
 };
 const INCOMPLETE_CALL_FIELDS: EveryField<IncompleteToolCall> = { kind: true, index: true, id: true, name: true, arguments: true };
 const PROVIDER_TOOL_CALL_FIELDS: EveryField<ProviderToolCall> = { id: true, name: true, type: true, input: true, result: true };
+const TOOL_REQUEST_FIELDS: EveryField<ToolRequest> = { id: true, type: true, kind: true, name: true, input: true };
 
 /**
- * The fields of the `call` of `tool-call`, `tool-call-incomplete` and `provider-tool-call`: any other is
- * kept as `providerMetadata['chat-events']` of that call (of the choice, for a call the provider ran).
+ * The fields of the `call` of `tool-call`, `tool-call-incomplete` and `provider-tool-call`, and of the
+ * `request` of `tool-request`: any other is kept as `providerMetadata['chat-events']` of that call (of
+ * the choice, for a call the provider ran and for a request).
  * Inside the other objects an event carries (`usage`, `progress`, `timings`, a `source`), nothing is
  * kept apart: they are read whole.
  */
 export const MAPPED_TOOL_CALL: ReadonlySet<string> = new Set(Object.keys(TOOL_CALL_FIELDS));
 export const MAPPED_INCOMPLETE_CALL: ReadonlySet<string> = new Set(Object.keys(INCOMPLETE_CALL_FIELDS));
 export const MAPPED_PROVIDER_TOOL_CALL: ReadonlySet<string> = new Set(Object.keys(PROVIDER_TOOL_CALL_FIELDS));
+export const MAPPED_TOOL_REQUEST: ReadonlySet<string> = new Set(Object.keys(TOOL_REQUEST_FIELDS));
 
 /**
  * Reads the fields of one of this library's own events as `toMessageEvents` wrote them, each of the

@@ -1,12 +1,13 @@
-import { ChatEvent, IncompleteToolCall, JsonValue, ProviderToolCall, Source, TokenLogprob } from '../../types/events.js';
+import { ChatEvent, IncompleteToolCall, JsonValue, ProviderToolCall, Source, TokenLogprob, ToolRequest } from '../../types/events.js';
 import { JsonObject, copyJson, isJsonObject } from '../../internal/json.js';
 import { EventFields } from './EventFields.js';
 
 /**
  * Reads the events of this library's own stream that carry the parts of a reply beside its text
  * (`toMessageEvents` writes them as JSON): a cut call, log probabilities, a source, audio, a tool the
- * provider ran and its result, what the provider sent that no field names, an unknown payload passed on. Undefined for another type. Values
- * kept in an event are copies: the payload's objects are reused for the next frame.
+ * provider ran and its result, a call that waits for the program (`tool-request`), what the provider
+ * sent that no field names, an unknown payload passed on. Undefined for another type. Values kept in
+ * an event are copies: the payload's objects are reused for the next frame.
  */
 export function readReplyPartEvent(type: string, payload: JsonObject, fields: EventFields): ChatEvent | undefined {
   switch (type) {
@@ -62,6 +63,20 @@ export function readReplyPartEvent(type: string, payload: JsonObject, fields: Ev
         id: fields.textField(payload, 'id'),
         result: copyJson(payload['result'] ?? null),
       };
+    case 'tool-request': {
+      const request = fields.objectField(payload, 'request');
+      const kind = request['kind'];
+      if (kind !== 'approval' && kind !== 'client-tool')
+        throw fields.fail(`request.kind is ${JSON.stringify(kind)}, not approval or client-tool`);
+      const waiting: ToolRequest = {
+        id: fields.textField(request, 'request.id'),
+        type: fields.textField(request, 'request.type'),
+        kind,
+        name: fields.textOrNullField(request, 'request.name'),
+        input: copyJson(request['input'] ?? null),
+      };
+      return { type, choice: fields.indexField(payload, 'choice'), request: waiting };
+    }
     case 'provider-metadata': {
       const fieldsValue = payload['fields'];
       const items = payload['items'];

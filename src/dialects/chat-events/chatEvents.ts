@@ -4,7 +4,14 @@ import { ChatEvent, FinishReason, ProviderMetadata } from '../../types/events.js
 import { JsonObject, copyJson, isJsonObject } from '../../internal/json.js';
 import { errorFromStreamErrorData } from '../../errors/streamErrorData.js';
 import { defineDialect } from '../Dialect.js';
-import { EventFields, MAPPED_EVENT, MAPPED_INCOMPLETE_CALL, MAPPED_PROVIDER_TOOL_CALL, MAPPED_TOOL_CALL } from './EventFields.js';
+import {
+  EventFields,
+  MAPPED_EVENT,
+  MAPPED_INCOMPLETE_CALL,
+  MAPPED_PROVIDER_TOOL_CALL,
+  MAPPED_TOOL_CALL,
+  MAPPED_TOOL_REQUEST,
+} from './EventFields.js';
 import { JsonDialectParser, MetadataPlace } from '../base/JsonDialectParser.js';
 import { describeValue } from '../base/payloadValues.js';
 import { readReplyPartEvent } from './chatEventParts.js';
@@ -104,6 +111,11 @@ export class ChatEventsParser extends JsonDialectParser {
         this.keepUnmapped(payload, MAPPED_EVENT[event.type], place);
         return this.keepUnmapped(payload['call'] as JsonObject, MAPPED_PROVIDER_TOOL_CALL, place);
       }
+      case 'tool-request': {
+        const place = { choice: event.choice };
+        this.keepUnmapped(payload, MAPPED_EVENT[event.type], place);
+        return this.keepUnmapped(payload['request'] as JsonObject, MAPPED_TOOL_REQUEST, place);
+      }
       case 'provider-metadata': {
         const { choice, call } = event;
         return this.keepUnmapped(
@@ -179,6 +191,7 @@ export class ChatEventsParser extends JsonDialectParser {
           ...(name === undefined ? {} : { name: this.fields.textField(payload, 'name') }),
           arguments: this.fields.textField(payload, 'arguments'),
           ...(payload['kind'] === 'custom' ? { kind: 'custom' as const } : {}),
+          ...this.fields.optional(payload, 'namespace', this.fields.textField),
         };
       }
       case 'tool-call-end':
@@ -196,6 +209,7 @@ export class ChatEventsParser extends JsonDialectParser {
             arguments: this.fields.textField(call, 'call.arguments'),
             // A copy: the payload's objects are reused for the next frame.
             args: copyJson(call['args'] ?? {}),
+            ...(call['namespace'] === undefined ? {} : { namespace: this.fields.textField(call, 'call.namespace') }),
             ...(call['providerMetadata'] === undefined ? {} : { providerMetadata: this.providerMetadata(call) }),
           },
         };

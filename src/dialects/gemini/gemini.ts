@@ -4,12 +4,23 @@ import { JsonObject, excerpt, finiteNumber, isJsonObject, nonEmptyString } from 
 import { defineDialect } from '../Dialect.js';
 import { payloadMentioning } from '../base/finalFrames.js';
 import { GeminiParts } from './geminiParts.js';
+import { GeminiServerTools } from './geminiServerTools.js';
 import { GeminiSources } from './geminiSources.js';
 import { JsonDialectParser } from '../base/JsonDialectParser.js';
 import { describeValue } from '../base/payloadValues.js';
 
 /** The keys of a part this dialect reads: a part with none of them is of a kind it does not know. */
-const PART_KEYS = ['text', 'thought', 'thoughtSignature', 'functionCall', 'executableCode', 'codeExecutionResult'];
+const PART_KEYS = [
+  'text',
+  'thought',
+  'thoughtSignature',
+  'functionCall',
+  'executableCode',
+  'codeExecutionResult',
+  'toolCall',
+  'toolResponse',
+  'audioTranscription',
+];
 /** The keys of a chunk this dialect reads: a chunk with none of them is of a kind it does not know. */
 const CHUNK_KEYS = ['candidates', 'promptFeedback', 'usageMetadata', 'responseId', 'modelVersion'];
 
@@ -39,6 +50,11 @@ const MAPPED_PART: ReadonlySet<string> = new Set(PART_KEYS);
  * well: Gemini wants it back on that very call's part in the next turn.
  */
 const MAPPED_CALL_PART: ReadonlySet<string> = new Set(['functionCall']);
+/**
+ * An `audioTranscription` (`Transcription`): its `text` is the audio's transcript; the rest
+ * (`finished`, `languageCode`, `words`) is the choice's.
+ */
+const MAPPED_TRANSCRIPTION: ReadonlySet<string> = new Set(['text']);
 /** A `functionCall`: its other fields are the call's. */
 const MAPPED_FUNCTION_CALL: ReadonlySet<string> = new Set(['id', 'name', 'args', 'partialArgs', 'willContinue']);
 /** A candidate's `groundingMetadata`: the chunks and supports are its sources; the rest is the choice's. */
@@ -56,8 +72,9 @@ const MAPPED_URL_CONTEXT: ReadonlySet<string> = new Set(['urlMetadata']);
  * its keys: `text` is answer text, `text` with `thought: true` is reasoning, `functionCall` is a call
  * (whole: `tool-call-delta` with the `args` object serialized, then `tool-call-end`; streamed by
  * Vertex AI as `partialArgs`: see `GeminiParts`), `executableCode` and `codeExecutionResult` are the
- * provider's code execution (`provider-tool-call` and `provider-tool-result`), and a
- * `thoughtSignature` on any part is a `reasoning-signature`. A candidate's `groundingMetadata` and
+ * provider's code execution (`provider-tool-call` and `provider-tool-result`), so are a server-side
+ * tool's `toolCall` and `toolResponse` (see `GeminiServerTools`), `audioTranscription` is the
+ * transcript of the reply's `audio`, and a `thoughtSignature` on any part is a `reasoning-signature`. A candidate's `groundingMetadata` and
  * `urlContextMetadata` are `source` events, each distinct source once (see `GeminiSources`). The
  * fields no event reads are `provider-metadata` (`google`) of the reply, the candidate's choice, or
  * the call whose part carried them: a call's `thoughtSignature` travels with the call.
@@ -124,6 +141,10 @@ export class GeminiParser extends JsonDialectParser {
     },
   });
   private readonly sources = new GeminiSources((what) => this.protocolError(what));
+  private readonly serverTools = new GeminiServerTools(
+    (event) => this.emit(event),
+    (what) => this.protocolError(what),
+  );
 
   protected override parsePayload(frame: SseFrame): JsonObject {
     const chunk = this.parseJson(frame.data);
@@ -230,6 +251,13 @@ export class GeminiParser extends JsonDialectParser {
     if (code !== undefined && code !== null) this.parts.executableCode(code, choice, `${where}.executableCode`);
     const result = part['codeExecutionResult'];
     if (result !== undefined && result !== null) this.parts.codeExecutionResult(result, choice, `${where}.codeExecutionResult`);
+    const serverCall = part['toolCall'];
+    if (serverCall !== undefined && serverCall !== null) this.serverTools.toolCall(serverCall, choice, `${where}.toolCall`);
+    const serverResponse = part['toolResponse'];
+    if (serverResponse !== undefined && serverResponse !== null) {
+      this.serverTools.toolResponse(serverResponse, choice, `${where}.toolResponse`);
+    }
+    this.readTranscription(part['audioTranscription'], choice, `${where}.audioTranscription`);
 
     const signature = this.text(part['thoughtSignature'], where, 'thoughtSignature');
     if (signature) this.emit({ type: 'reasoning-signature', choice, signature });
@@ -242,6 +270,15 @@ export class GeminiParser extends JsonDialectParser {
     } else if (!makesCall) {
       this.keepUnmapped(part, MAPPED_PART, { choice });
     }
+  }
+
+  /** `audioTranscription`: the transcript of the audio the reply speaks, joined on the choice's `audio`. */
+  private readTranscription(transcription: unknown, choice: number, where: string): void {
+    if (transcription === undefined || transcription === null) return;
+    if (!isJsonObject(transcription)) throw this.protocolError(`${where} is not an object`);
+    const text = this.text(transcription['text'], where, 'text');
+    if (text) this.emit({ type: 'audio', choice, transcript: text });
+    this.keepUnmapped(transcription, MAPPED_TRANSCRIPTION, { choice });
   }
 
   /** The id of a call the wire left without one, stable for the stream. */
@@ -275,6 +312,7 @@ export class GeminiParser extends JsonDialectParser {
     this.finished.set(choice, true);
     this.unfinished--;
     this.parts.finished(choice);
+    this.serverTools.finished(choice);
     this.finish(choice, raw);
   }
 }

@@ -5,8 +5,15 @@ import { JsonObject, isJsonObject, nonEmptyString } from '../../internal/json.js
 import { defineDialect } from '../Dialect.js';
 import { finalByType } from '../base/finalFrames.js';
 import { describeValue, hasError, isIndex } from '../base/payloadValues.js';
-import { LIFECYCLE_EVENTS, PART_EVENTS } from './responsesEventTypes.js';
-import { CHOICE, MAPPED_LIFECYCLE_EVENT, MAPPED_PART, MAPPED_RESPONSE, MAPPED_TEXT_EVENT } from './responsesFields.js';
+import { LIFECYCLE_EVENTS, PART_EVENTS, TOOL_PROGRESS_EVENTS } from './responsesEventTypes.js';
+import {
+  CHOICE,
+  MAPPED_LIFECYCLE_EVENT,
+  MAPPED_PART,
+  MAPPED_RESPONSE,
+  MAPPED_TEXT_EVENT,
+  MAPPED_TOOL_PROGRESS_EVENT,
+} from './responsesFields.js';
 import { ResponsesItemsParser } from './responsesItems.js';
 import { readTokenLogprobs } from '../base/tokenLogprobs.js';
 import { ContentParts, annotationSource } from './responsesSources.js';
@@ -23,7 +30,8 @@ const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['response.completed', 'res
  * Dispatch is on `data.type`, so a proxy that drops the `event:` lines loses nothing. Text comes from
  * `response.output_text.delta` (content, with its `logprobs` when the request included them),
  * `response.refusal.delta` (refusal), `response.reasoning_summary_text.delta` and
- * `response.reasoning_text.delta` (reasoning). A new reasoning part (another summary part, another
+ * `response.reasoning_text.delta` (reasoning), `response.audio.delta` and
+ * `response.audio.transcript.delta` (the reply's `audio`, its data and transcript). A new reasoning part (another summary part, another
  * reasoning item) that follows earlier reasoning text is joined to it with `"\n\n"`, so summary
  * sections stay separate paragraphs. `response.output_text.annotation.added` is a `source`, its span
  * moved from its content part into the choice's content. The output items (tool calls, reasoning
@@ -126,6 +134,13 @@ export class OpenAiResponsesParser extends ResponsesItemsParser {
         if (text) this.emit({ type: 'refusal', choice: 0, text });
         return this.keepUnmapped(payload, MAPPED_TEXT_EVENT, CHOICE);
       }
+      case 'response.audio.delta':
+      case 'response.audio.transcript.delta': {
+        // Audio output (`modalities` with audio): base64 pieces and their transcript, with no item of their own.
+        const text = this.readDelta(payload);
+        if (text) this.emit({ type: 'audio', choice: 0, ...(type === 'response.audio.delta' ? { data: text } : { transcript: text }) });
+        return this.keepUnmapped(payload, MAPPED_TEXT_EVENT, CHOICE);
+      }
       case 'response.reasoning_summary_text.delta':
         return this.readReasoning(payload, 'summary', payload['summary_index']);
       case 'response.reasoning_text.delta':
@@ -143,6 +158,7 @@ export class OpenAiResponsesParser extends ResponsesItemsParser {
       default:
         if (type !== undefined && LIFECYCLE_EVENTS.has(type)) return this.keepUnmapped(payload, MAPPED_LIFECYCLE_EVENT);
         if (type !== undefined && PART_EVENTS.has(type)) return this.readPart(payload);
+        if (type !== undefined && TOOL_PROGRESS_EVENTS.has(type)) return this.keepUnmapped(payload, MAPPED_TOOL_PROGRESS_EVENT, CHOICE);
         this.unknown(payload, frame);
     }
   }

@@ -4,6 +4,8 @@ import type { MetadataPlace } from '../base/JsonDialectParser.js';
 export class CallState {
   hasId = false;
   hasName = false;
+  /** A fragment named the function's namespace. */
+  hasNamespace = false;
   /** Argument text has arrived (a delta, the `.done` event's whole text, or the item itself). */
   argumentsArrived = false;
   /** Its `response.output_item.done` came: nothing more may arrive for it. */

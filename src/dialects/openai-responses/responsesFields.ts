@@ -93,8 +93,37 @@ export const MAPPED_CALL_EVENT: ReadonlySet<string> = new Set([
   'name',
 ]);
 
-/** A `function_call` or `custom_tool_call` item: its call id, name and text are read. Kept on the call. */
-export const MAPPED_CALL_ITEM: ReadonlySet<string> = new Set(['id', 'type', 'status', 'call_id', 'name', 'arguments', 'input']);
+/**
+ * A `function_call` or `custom_tool_call` item: its call id, name, `namespace` and text are read. Kept on the call.
+ */
+export const MAPPED_CALL_ITEM: ReadonlySet<string> = new Set([
+  'id',
+  'type',
+  'status',
+  'call_id',
+  'name',
+  'namespace',
+  'arguments',
+  'input',
+]);
+
+/**
+ * The events that stream a built-in tool's request as it is written (a shell call's commands,
+ * `response.shell_call_command.added` / `.delta` / `.done`) or its hosted run's output
+ * (`response.shell_call_output_content.delta` / `.done`): the finished item says it all again, and is
+ * read. What they carry beside is kept on the choice.
+ */
+export const MAPPED_TOOL_PROGRESS_EVENT: ReadonlySet<string> = new Set([
+  'type',
+  'sequence_number',
+  'item_id',
+  'output_index',
+  'command_index',
+  'delta',
+  'obfuscation',
+  'command',
+  'output',
+]);
 
 /** A `message` item: its text streams in its parts' events, its `role` is always the assistant's. Kept on the choice. */
 export const MAPPED_MESSAGE_ITEM: ReadonlySet<string> = new Set(['id', 'type', 'status', 'role', 'content']);

@@ -4,6 +4,7 @@ import { JsonDialectParser } from '../base/JsonDialectParser.js';
 import { describeValue } from '../base/payloadValues.js';
 import { CallItems, CallState } from './responsesCallItems.js';
 import { PROVIDER_TOOL_ITEMS, providerToolItem, providerToolMapped } from './responsesProviderTools.js';
+import { TOOL_REQUEST_ITEMS, requestOf } from './responsesToolRequests.js';
 import {
   CHOICE,
   MAPPED_CALL_EVENT,
@@ -24,7 +25,7 @@ const CALL_TEXT_FIELDS: ReadonlyMap<string, 'arguments' | 'input'> = new Map([
  * of tool calls), for `OpenAiResponsesParser`, which reads the rest of the stream.
  *
  * - `function_call` and `custom_tool_call`: one tool call each, in dense indices in order of
- *   arrival, the item's `call_id` as the call id, fragments matched by `item_id` (else
+ *   arrival, the item's `call_id` as the call id, its `namespace` on the call, fragments matched by `item_id` (else
  *   `output_index`), so interleaved items assemble. A custom call's fragments say `kind: 'custom'`:
  *   its input is free-form text, never parsed. The finished item closes the call (`tool-call-end`),
  *   unless it finished `incomplete` (the token limit cut it: a `length` finish keeps it apart).
@@ -32,9 +33,13 @@ const CALL_TEXT_FIELDS: ReadonlyMap<string, 'arguments' | 'input'> = new Map([
  * - the tools the provider runs (`web_search_call`, `file_search_call`, `code_interpreter_call`,
  *   `image_generation_call`, `mcp_call`): the finished item is a `provider-tool-call` and, when it
  *   holds one, a `provider-tool-result` (see `providerToolItem`).
+ * - the items that wait for the program and are not function calls (`mcp_approval_request`,
+ *   `apply_patch_call`, `shell_call` and `local_shell_call`, `computer_call`, a `tool_search_call`
+ *   with `execution: "client"`): the finished item is a `tool-request` (see `requestOf`), never a
+ *   tool call, so the finish stays `stop` when they are all the reply asks for.
  * - `message`: its text streams in its own events.
- * - any other item (`computer_call`, `local_shell_call`, `mcp_approval_request`, ...): the finished
- *   item is kept whole in `providerMetadata.openai.items` (and counts as output), and both events
+ * - any other item (a hosted `shell_call`, a server's `tool_search_call`, a type yet to come): the
+ *   finished item is kept whole in `providerMetadata.openai.items` (and counts as output), and both events
  *   are passed on as `unknown` with `unknownEvents`.
  *
  * What a call item and its fragments carry beside what is read is kept on the call; what any other
@@ -69,7 +74,9 @@ export abstract class ResponsesItemsParser extends JsonDialectParser {
       if (encrypted !== undefined) this.emit({ type: 'reasoning-signature', choice: 0, signature: encrypted });
       return;
     }
-    if (typeof kind === 'string' && PROVIDER_TOOL_ITEMS.has(kind)) this.readProviderTool(item, payload, frame);
+    const request = requestOf(item);
+    if (request !== undefined) this.emit({ type: 'tool-request', choice: 0, request });
+    else if (typeof kind === 'string' && PROVIDER_TOOL_ITEMS.has(kind)) this.readProviderTool(item, payload, frame);
     else if (kind !== 'message') {
       // An item of a kind this dialect does not read: part of the reply all the same, kept whole.
       this.keepItem(item, CHOICE);
@@ -108,7 +115,11 @@ export abstract class ResponsesItemsParser extends JsonDialectParser {
 
   /** Items whose `.added` event says nothing: a message streams in its own events, the others are read when done. */
   private isReadItem(kind: unknown): boolean {
-    return kind === 'message' || kind === 'reasoning' || (typeof kind === 'string' && PROVIDER_TOOL_ITEMS.has(kind));
+    return (
+      kind === 'message' ||
+      kind === 'reasoning' ||
+      (typeof kind === 'string' && (PROVIDER_TOOL_ITEMS.has(kind) || TOOL_REQUEST_ITEMS.has(kind)))
+    );
   }
 
   /** Keeps what a call's item event and item carry beside what is read, on the call. */
@@ -162,12 +173,13 @@ export abstract class ResponsesItemsParser extends JsonDialectParser {
 
     const id = this.optionalString(item['call_id'], 'item.call_id');
     const name = this.optionalString(item['name'], 'item.name');
+    const namespace = this.optionalString(item['namespace'], 'item.namespace');
     const text = this.readArgumentText(item[field], `item.${field}`) ?? '';
     call.hasId = id !== undefined;
     call.hasName = name !== undefined;
     // OpenAI sends "" here; a server that sends the whole call at once has its arguments here.
     call.argumentsArrived = text !== '';
-    this.emitDelta(call, id, name, text);
+    this.emitDelta(call, id, name, text, namespace);
     return call;
   }
 
@@ -182,8 +194,9 @@ export abstract class ResponsesItemsParser extends JsonDialectParser {
     // Whatever the stream has not yet said about the call, the finished item says.
     const id = call.hasId ? undefined : this.optionalString(item['call_id'], 'item.call_id');
     const name = call.hasName ? undefined : this.optionalString(item['name'], 'item.name');
+    const namespace = call.hasNamespace ? undefined : this.optionalString(item['namespace'], 'item.namespace');
     const text = call.argumentsArrived ? '' : (this.readArgumentText(item[field], `item.${field}`) ?? '');
-    if (id !== undefined || name !== undefined || text !== '') this.emitDelta(call, id, name, text);
+    if (id !== undefined || name !== undefined || namespace !== undefined || text !== '') this.emitDelta(call, id, name, text, namespace);
     call.closed = true;
     // An item the token limit cut finishes `incomplete`: its text is not whole, so no end closes it.
     if (item['status'] !== 'incomplete') this.emit({ type: 'tool-call-end', choice: 0, index: call.index });
@@ -211,9 +224,10 @@ export abstract class ResponsesItemsParser extends JsonDialectParser {
     return call;
   }
 
-  private emitDelta(call: CallState, id: string | undefined, name: string | undefined, text: string): void {
+  private emitDelta(call: CallState, id: string | undefined, name: string | undefined, text: string, namespace?: string): void {
     if (id !== undefined) call.hasId = true;
     if (name !== undefined) call.hasName = true;
+    if (namespace !== undefined) call.hasNamespace = true;
     // `id` and `name` appear only on the fragment that carries them: absent, not undefined-valued.
     this.emit({
       type: 'tool-call-delta',
@@ -223,6 +237,7 @@ export abstract class ResponsesItemsParser extends JsonDialectParser {
       ...(name === undefined ? {} : { name }),
       arguments: text,
       ...(call.custom ? { kind: 'custom' as const } : {}),
+      ...(namespace === undefined ? {} : { namespace }),
     });
   }
 

@@ -7,6 +7,7 @@ import type { ReplyPart, ReplyPartField } from './ReplyPart.js';
 /** A declaration of any part, its state type forgotten: states are only ever given back to their own part. */
 export type SomeReplyPart = ReplyPart<ReplyPartField, unknown>;
 import { sourcesPart } from './sources.js';
+import { toolRequestsPart } from './toolRequests.js';
 
 /**
  * Every optional part of a choice beside its text, calls and finish, declared once each: a new part
@@ -14,7 +15,7 @@ import { sourcesPart } from './sources.js';
  *
  * @example
  * ```ts
- * REPLY_PARTS.map((part) => part.field); // ['logprobs', 'sources', 'audio', 'providerToolCalls', 'providerMetadata']
+ * REPLY_PARTS.map((part) => part.field); // ['logprobs', 'sources', 'audio', 'providerToolCalls', 'toolRequests', 'providerMetadata']
  * ```
  */
 export const REPLY_PARTS: readonly SomeReplyPart[] = [
@@ -22,6 +23,7 @@ export const REPLY_PARTS: readonly SomeReplyPart[] = [
   sourcesPart,
   audioPart,
   providerToolCallsPart,
+  toolRequestsPart,
   providerMetadataPart,
 ].map(
   // Each declaration is used only with the state it made itself: its state type can be forgotten here.

@@ -1,0 +1,65 @@
+import { readReply, sseOf } from '../support/pipeline';
+
+// Whole Anthropic replies that the library refused, each written from the types of
+// @anthropic-ai/sdk (anthropics/anthropic-sdk-typescript, src/resources/beta/messages/messages.ts at
+// bfa9197f0182084941052be9752c948638421601; the interface named above each event) and read through the
+// README pipeline at 1, 7 and 64-byte chunks and whole. The expected values are written here from
+// those types, not printed from the code.
+
+describe('anthropic reads every whole reply (issue 30, B)', () => {
+  it('reads a reply that is only a compaction block (pause_after_compaction): the block kept, finish compaction', () => {
+    // BetaCompact20260112Edit {type: 'compact_20260112', pause_after_compaction: true} in the request
+    // makes the API return the compaction block alone and stop with BetaStopReason 'compaction'.
+    // BetaRawContentBlockStartEvent {content_block: BetaCompactionBlock {content, encrypted_content,
+    // type: 'compaction'}, index, type}; BetaCompactionContentBlockDelta {content, encrypted_content,
+    // type: 'compaction_delta'}; BetaRawMessageDeltaEvent {context_management, delta: {container,
+    // stop_details, stop_reason, stop_sequence}, usage}.
+    const body = sseOf(
+      [
+        {
+          type: 'message_start',
+          message: {
+            id: 'msg_1',
+            type: 'message',
+            role: 'assistant',
+            model: 'claude-opus-4-6',
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { input_tokens: 150000, output_tokens: 1 },
+          },
+        },
+        { type: 'content_block_start', index: 0, content_block: { type: 'compaction', content: null, encrypted_content: null } },
+        {
+          type: 'content_block_delta',
+          index: 0,
+          delta: { type: 'compaction_delta', content: 'The user asked for a trip plan.', encrypted_content: 'EqQBCkYIBx' },
+        },
+        { type: 'content_block_stop', index: 0 },
+        {
+          type: 'message_delta',
+          context_management: null,
+          delta: { container: null, stop_details: null, stop_reason: 'compaction', stop_sequence: null },
+          usage: { output_tokens: 240 },
+        },
+        { type: 'message_stop' },
+      ],
+      true,
+    );
+    const { completion, error } = readReply(body, 'anthropic');
+    expect(error).toBeUndefined();
+    expect(completion).toMatchObject({
+      id: 'msg_1',
+      model: 'claude-opus-4-6',
+      content: null,
+      toolCalls: [],
+      rawFinishReason: 'compaction',
+    });
+    // What the next turn must send back: the block as it started and its delta, in order.
+    expect(completion!.choices[0]!.providerMetadata?.['anthropic']?.['items']).toEqual([
+      { type: 'compaction', content: null, encrypted_content: null },
+      { type: 'compaction_delta', content: 'The user asked for a trip plan.', encrypted_content: 'EqQBCkYIBx' },
+    ]);
+    expect(completion!.finishReason).not.toBe('tool_calls');
+  });
+});

@@ -1,0 +1,97 @@
+import { converseStream } from '../support/awsEventStream';
+import { readReply } from '../support/pipeline';
+
+// Bedrock ConverseStream replies with a tool Bedrock runs itself, written from the types of
+// @aws-sdk/client-bedrock-runtime (aws/aws-sdk-js-v3, clients/client-bedrock-runtime/src/models:
+// ContentBlockStart = {toolUse: ToolUseBlockStart {toolUseId, name, type?: ToolUseType
+// ("server_tool_use")}} | {toolResult: ToolResultBlockStart {toolUseId, type?, status?}} | {image};
+// ContentBlockDelta's `toolUse: ToolUseBlockDelta {input}` and `toolResult: ToolResultBlockDelta[]`
+// ({text} | {json})), encoded with AWS's own event-stream codec and read through the README pipeline
+// (awsEventStreamFrames, bedrock-converse) at 1, 7 and 64-byte chunks and whole. The expected values are
+// written here from those types, not printed from the code.
+
+const GROUNDING = [
+  ['messageStart', { role: 'assistant' }],
+  [
+    'contentBlockStart',
+    { contentBlockIndex: 0, start: { toolUse: { toolUseId: 'tooluse_g1', name: 'nova_grounding', type: 'server_tool_use' } } },
+  ],
+  ['contentBlockDelta', { contentBlockIndex: 0, delta: { toolUse: { input: '{"query":' } } }],
+  ['contentBlockDelta', { contentBlockIndex: 0, delta: { toolUse: { input: '"weather in Seattle"}' } } }],
+  ['contentBlockStop', { contentBlockIndex: 0 }],
+  [
+    'contentBlockStart',
+    { contentBlockIndex: 1, start: { toolResult: { toolUseId: 'tooluse_g1', type: 'nova_grounding_result', status: 'success' } } },
+  ],
+  [
+    'contentBlockDelta',
+    { contentBlockIndex: 1, delta: { toolResult: [{ json: { results: [{ url: 'https://weather.example', title: 'Seattle' }] } }] } },
+  ],
+  ['contentBlockStop', { contentBlockIndex: 1 }],
+] as const;
+
+const RESULT = [{ json: { results: [{ url: 'https://weather.example', title: 'Seattle' }] } }];
+const GROUNDED = {
+  id: 'tooluse_g1',
+  name: 'nova_grounding',
+  type: 'server_tool_use',
+  input: { query: 'weather in Seattle' },
+  result: RESULT,
+};
+
+describe('bedrock-converse keeps the tools Bedrock runs apart from the calls of the program (issue 30, C)', () => {
+  it('reads a server_tool_use block and its result as a provider tool call; the finish stays end_turn, stop', () => {
+    const { completion, error } = readReply(
+      converseStream([
+        ...GROUNDING,
+        ['contentBlockDelta', { contentBlockIndex: 2, delta: { text: 'It is sunny in Seattle.' } }],
+        ['contentBlockStop', { contentBlockIndex: 2 }],
+        ['messageStop', { stopReason: 'end_turn' }],
+        ['metadata', { usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 }, metrics: { latencyMs: 120 } }],
+      ]),
+      'bedrock-converse',
+      'aws',
+    );
+    expect(error).toBeUndefined();
+    expect(completion).toMatchObject({
+      content: 'It is sunny in Seattle.',
+      toolCalls: [],
+      finishReason: 'stop',
+      rawFinishReason: 'end_turn',
+    });
+    expect(completion!.providerToolCalls).toEqual([GROUNDED]);
+    // The result block's own type and status stay on the choice.
+    expect(completion!.choices[0]!.providerMetadata).toEqual({ bedrock: { type: 'nova_grounding_result', status: 'success' } });
+  });
+
+  it('never finishes tool_calls when the only tool used is one Bedrock ran', () => {
+    const { completion, error } = readReply(
+      converseStream([...GROUNDING, ['messageStop', { stopReason: 'tool_use' }]]),
+      'bedrock-converse',
+      'aws',
+    );
+    expect(error).toBeUndefined();
+    expect(completion).toMatchObject({ toolCalls: [], finishReason: 'other', rawFinishReason: 'tool_use' });
+    expect(completion!.providerToolCalls).toEqual([GROUNDED]);
+  });
+
+  it('still reads a client toolUse beside it as the program call, finish tool_calls', () => {
+    const { completion, error } = readReply(
+      converseStream([
+        ...GROUNDING,
+        ['contentBlockStart', { contentBlockIndex: 2, start: { toolUse: { toolUseId: 'tooluse_c1', name: 'book_table' } } }],
+        ['contentBlockDelta', { contentBlockIndex: 2, delta: { toolUse: { input: '{"seats":2}' } } }],
+        ['contentBlockStop', { contentBlockIndex: 2 }],
+        ['messageStop', { stopReason: 'tool_use' }],
+      ]),
+      'bedrock-converse',
+      'aws',
+    );
+    expect(error).toBeUndefined();
+    expect(completion!.finishReason).toBe('tool_calls');
+    expect(completion!.toolCalls).toEqual([
+      { index: 0, id: 'tooluse_c1', name: 'book_table', arguments: '{"seats":2}', args: { seats: 2 } },
+    ]);
+    expect(completion!.providerToolCalls).toEqual([GROUNDED]);
+  });
+});
