@@ -33,7 +33,8 @@ interface OnlyItem {
 }
 
 const COMPACTION = { type: 'compaction', content: 'The conversation so far, in short.' };
-const APPROVAL = { type: 'mcp_approval_request', id: 'mcpr_1', name: 'deploy', arguments: '{}', server_label: 'ops' };
+// A kind of output item no Responses version has named (an MCP approval request was one, until the dialect read it).
+const APPROVAL = { type: 'hologram_projection', id: 'hp_1', scene: 'deploy', frames: 24 };
 const INLINE = { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } };
 const IMAGE_BLOCK = { image: { format: 'png' } };
 const FILE = { type: 'file', url: 'https://example.com/chart.png', mediaType: 'image/png' };
@@ -58,7 +59,7 @@ const CASES: Readonly<Record<string, OnlyItem>> = {
     cut: 3,
     items: [COMPACTION, { type: 'compaction_delta', content: ' More.' }],
   },
-  // A Responses reply whose only output is an MCP approval request, a kind of item this dialect does not read.
+  // A Responses reply whose only output is an item of a kind this dialect does not read.
   'openai-responses': {
     dialect: openaiResponses,
     auto: true,
