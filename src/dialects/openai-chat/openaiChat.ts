@@ -231,13 +231,12 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
 
     this.keepUnmapped(choice, MAPPED_CHOICE, choicePlace(index));
     const delta = choice['delta'];
-    const message = choice['message'];
     if (isJsonObject(delta)) this.readDelta(delta, index, position);
     else if (delta !== undefined && delta !== null) throw this.protocolError(`choices[${position}].delta is not an object`);
-    else if (isJsonObject(message)) {
+    else if (isJsonObject(choice['message'])) {
       // A whole message and no delta: the reply in one chunk, read as one delta. After output of this
       // choice it is that output repeated whole (Perplexity's last chunk), already read.
-      if (!this.begun.has(index) && !this.strict) this.readDelta(message, index, position);
+      if (!this.begun.has(index) && !this.strict) this.readDelta(choice['message'], index, position);
     } else {
       // The legacy Completions stream: the text of the chunk, with no delta around it.
       const text = this.text(choice['text'], `choices[${position}]`, 'text');
