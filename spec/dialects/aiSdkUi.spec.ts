@@ -269,7 +269,7 @@ describe('ai-sdk-ui: the format, frame by frame', () => {
     expect(readDialect(aiSdkUi, [twice, twice]).error).toBeInstanceOf(ProtocolError);
   });
 
-  it('calls the server ran itself are left out; hyphenated reasons normalize', () => {
+  it('calls the provider ran itself are no calls of the program: provider tool calls; hyphenated reasons normalize', () => {
     const { events } = readDialect(aiSdkUi, [
       frame({ type: 'tool-input-start', toolCallId: 'p', toolName: 'web_search', providerExecuted: true }),
       frame({ type: 'tool-input-delta', toolCallId: 'p', inputTextDelta: '{}' }),
@@ -277,6 +277,10 @@ describe('ai-sdk-ui: the format, frame by frame', () => {
       frame({ type: 'finish', finishReason: 'content-filter' }),
       DONE,
     ]);
-    expect(events).toEqual([{ type: 'finish', choice: 0, reason: 'content_filter', raw: 'content-filter' }, { type: 'done' }]);
+    expect(events).toEqual([
+      { type: 'provider-tool-call', choice: 0, call: { id: 'p', name: 'web_search', type: 'tool-web_search', input: {} } },
+      { type: 'finish', choice: 0, reason: 'content_filter', raw: 'content-filter' },
+      { type: 'done' },
+    ]);
   });
 });

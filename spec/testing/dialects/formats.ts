@@ -255,6 +255,8 @@ export const FORMATS: Readonly<Record<ProviderFormat, FormatFacts>> = {
   },
   'ai-sdk-ui': {
     ...base,
+    // The reader settles a step's calls at its end: a call arrives whole, with finish-step.
+    calls: 'whole',
     id: 'msg-test',
     model: null,
     ownModel: false,

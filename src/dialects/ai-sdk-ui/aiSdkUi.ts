@@ -1,8 +1,10 @@
 import { SseFrame } from '../../frames/SseParser.js';
 import { LlmStreamError, ProviderError, StreamClosedEarlyError } from '../../errors/errors.js';
-import { JsonObject, nonEmptyString } from '../../internal/json.js';
+import { JsonObject, copyJson, nonEmptyString } from '../../internal/json.js';
+import { normalizeFinishReason } from '../../internal/finishReason.js';
+import { JsonValue } from '../../types/events.js';
 import { defineDialect } from '../Dialect.js';
-import { JsonDialectParser } from '../base/JsonDialectParser.js';
+import { JsonDialectParser, MetadataPlace } from '../base/JsonDialectParser.js';
 import { describeValue } from '../base/payloadValues.js';
 
 /**
@@ -33,11 +35,39 @@ const MAPPED_INPUT_AVAILABLE: ReadonlySet<string> = new Set([
   'inputEncoding',
   'providerExecuted',
 ]);
-/** A call of the stream, by its `toolCallId`: its dense index, whether input text came, whether it is whole. */
+/** `tool-output-available` and `tool-output-error`: the call's id and its output are read; kept on the choice. */
+const MAPPED_OUTPUT: ReadonlySet<string> = new Set(['type', 'toolCallId', 'output']);
+const MAPPED_OUTPUT_ERROR: ReadonlySet<string> = new Set(['type', 'toolCallId', 'errorText']);
+/** `tool-approval-request`: the call it is for and the id its answer names; the rest (`reason`, `signature`) is the choice's. */
+const MAPPED_APPROVAL_REQUEST: ReadonlySet<string> = new Set(['type', 'toolCallId', 'approvalId']);
+
+/** What a call's chunk carried beside the fields read, copied, to keep on the call once it is numbered. */
+interface KeptFields {
+  readonly object: JsonObject;
+  readonly mapped: ReadonlySet<string>;
+}
+
+/**
+ * A call of the stream, by its `toolCallId`, until the stream says whose it is: its input as it
+ * came, and what its chunks carried beside.
+ */
 interface UiCall {
-  readonly index: number;
+  readonly id: string;
+  readonly name: string;
+  readonly custom: boolean;
+  /** The part type the AI SDK gives the call (`tool-<name>`, `dynamic-tool`): a provider tool's `type`. */
+  readonly partType: string;
+  /** Ran by the provider (`providerExecuted`): its call is emitted once its input is whole. */
+  providerExecuted: boolean;
+  /** The input text of its deltas, and whether any came. */
+  text: string;
   streamed: boolean;
-  open: boolean;
+  /** Its `tool-input-available` came: the input is whole. */
+  available: boolean;
+  input: JsonValue;
+  readonly kept: KeptFields[];
+  /** Emitted: as the program's call, the provider's (or the server's), or a request. */
+  settled: boolean;
 }
 
 /**
@@ -81,10 +111,12 @@ export class AiSdkUiParser extends JsonDialectParser {
   protected readonly endSignal = '[DONE]';
   protected override readonly provider = 'ai-sdk';
   protected override readonly doneFrame = 'end';
+  /** The calls of the stream, by `toolCallId`, in the order they started. */
   private readonly calls = new Map<string, UiCall>();
-  /** Calls the provider ran: their chunks are skipped. */
-  private readonly providerCalls = new Set<string>();
+  /** Calls whose input has not become available. */
   private openCalls = 0;
+  /** A call that was not the program's (the server's, the provider's, a request) was settled. */
+  private othersSettled = false;
   private named = false;
   private finished = false;
 
@@ -120,17 +152,25 @@ export class AiSdkUiParser extends JsonDialectParser {
         this.readStart(payload);
         break;
       case 'tool-input-delta': {
-        const id = this.callId(payload, type);
-        if (this.providerCalls.has(id)) break;
-        const call = this.openCall(id, type);
+        const call = this.openCall(this.callId(payload, type), type);
         const text = this.text(payload['inputTextDelta'], type, 'inputTextDelta') ?? '';
+        call.text += text;
         call.streamed ||= text !== '';
-        this.emit({ type: 'tool-call-delta', choice: 0, index: call.index, arguments: text });
-        this.keepUnmapped(payload, MAPPED_INPUT_DELTA, { choice: 0, call: call.index });
+        call.kept.push({ object: copyJson(payload) as JsonObject, mapped: MAPPED_INPUT_DELTA });
         break;
       }
       case 'tool-input-available':
         this.readAvailable(payload);
+        break;
+      case 'tool-input-error':
+        this.readInputError(payload, frame);
+        break;
+      case 'tool-output-available':
+      case 'tool-output-error':
+        this.readOutput(payload, type, frame);
+        break;
+      case 'tool-approval-request':
+        this.readApprovalRequest(payload, frame);
         break;
       case 'source-url': {
         const url = this.text(payload['url'], type, 'url') ?? '';
@@ -149,7 +189,9 @@ export class AiSdkUiParser extends JsonDialectParser {
             position: { event: this.frameCount },
           });
         }
-        if (!this.finished) this.finish(0, raw ?? 'stop');
+        // The calls no chunk claimed for the server or for an approval are the program's.
+        this.settleClientCalls();
+        if (!this.finished) this.finishWith(raw ?? 'stop');
         this.finished = true;
         this.keepUnmapped(payload, MAPPED_FINISH);
         break;
@@ -164,6 +206,8 @@ export class AiSdkUiParser extends JsonDialectParser {
         break;
       case 'start-step':
       case 'finish-step':
+        // A step's calls are settled by its end: a tool the server runs has given its output within it.
+        if (type === 'finish-step') this.settleClientCalls();
         this.keepUnmapped(payload, MAPPED_STEP, { choice: 0 });
         this.unknown(payload, frame);
         break;
@@ -198,56 +242,159 @@ export class AiSdkUiParser extends JsonDialectParser {
 
   private readStart(payload: JsonObject): void {
     const id = this.callId(payload, 'tool-input-start');
-    if (payload['providerExecuted'] === true) {
-      this.providerCalls.add(id);
-      return;
-    }
-    if (this.calls.has(id) || this.providerCalls.has(id)) throw this.protocolError(`tool call ${id} started twice`, 'invalid-tool-call');
-    const start = this.newUiCall(payload, id, 'tool-input-start');
-    this.emit({ ...start, arguments: '' });
-    this.keepUnmapped(payload, MAPPED_INPUT_START, { choice: 0, call: start.index });
+    if (this.calls.has(id)) throw this.protocolError(`tool call ${id} started twice`, 'invalid-tool-call');
+    const call = this.newUiCall(payload, id, 'tool-input-start');
+    call.kept.push({ object: copyJson(payload) as JsonObject, mapped: MAPPED_INPUT_START });
   }
 
   private readAvailable(payload: JsonObject): void {
     const id = this.callId(payload, 'tool-input-available');
-    if (this.providerCalls.has(id) || payload['providerExecuted'] === true) {
-      this.providerCalls.add(id);
-      return;
-    }
-    let call = this.calls.get(id);
+    const call = this.calls.has(id) ? this.openCall(id, 'tool-input-available') : this.newUiCall(payload, id, 'tool-input-available');
     const input = payload['input'];
-    // The input is the arguments only when no delta carried them: the deltas' text is what the model wrote.
-    const args = typeof input === 'string' ? input : this.serialize(input === undefined ? {} : input, 'tool-input-available.input');
-    if (call === undefined) {
-      this.emit({ ...this.newUiCall(payload, id, 'tool-input-available'), arguments: args });
-      call = this.openCall(id, 'tool-input-available');
-    } else {
-      call = this.openCall(id, 'tool-input-available');
-      if (!call.streamed) this.emit({ type: 'tool-call-delta', choice: 0, index: call.index, arguments: args });
-    }
-    call.open = false;
+    call.input = input === undefined ? {} : copyJson(input);
+    call.available = true;
+    call.providerExecuted ||= payload['providerExecuted'] === true;
     this.openCalls--;
-    // Kept before the end: groupToolCallsByIndex shows the call's metadata on the tool-call it emits there.
-    this.keepUnmapped(payload, MAPPED_INPUT_AVAILABLE, { choice: 0, call: call.index });
-    this.emit({ type: 'tool-call-end', choice: 0, index: call.index });
+    call.kept.push({ object: copyJson(payload) as JsonObject, mapped: MAPPED_INPUT_AVAILABLE });
+    // A tool the provider runs is known to be its own: its call is whole now, its output follows.
+    if (call.providerExecuted) this.settleProviderCall(call);
   }
 
-  /** A call seen for the first time: numbered, counted as open, its first fragment's fields. */
-  private newUiCall(payload: JsonObject, id: string, what: string) {
+  /**
+   * `tool-input-error`: the model wrote input the tool refuses (it does not parse, or fails the
+   * schema). No call to run: the chunk (its tool, input and `errorText`) is kept whole on the choice.
+   */
+  private readInputError(payload: JsonObject, frame: SseFrame): void {
+    const id = this.callId(payload, 'tool-input-error');
+    const call = this.calls.get(id);
+    if (call !== undefined && !call.settled) {
+      if (!call.available) this.openCalls--;
+      this.calls.delete(id);
+    }
+    this.keepItem(payload, { choice: 0 });
+    this.unknown(payload, frame);
+  }
+
+  /**
+   * `tool-output-available` (`tool-output-error`): a tool the server or the provider ran gave its
+   * output (failed): the provider tool call and its result. The output of a call this stream did not
+   * make (an approved call of an earlier message) is kept whole on the choice.
+   */
+  private readOutput(payload: JsonObject, type: string, frame: SseFrame): void {
+    const id = this.callId(payload, type);
+    const call = this.calls.get(id);
+    if (call === undefined || !call.available || (call.settled && !call.providerExecuted)) {
+      this.keepItem(payload, { choice: 0 });
+      return this.unknown(payload, frame);
+    }
+    if (!call.settled) this.settleProviderCall(call);
+    const result: JsonValue =
+      type === 'tool-output-error'
+        ? { error: this.text(payload['errorText'], type, 'errorText') ?? '' }
+        : payload['output'] === undefined
+          ? null
+          : copyJson(payload['output']);
+    this.emit({ type: 'provider-tool-result', choice: 0, id, result });
+    this.keepUnmapped(payload, type === 'tool-output-error' ? MAPPED_OUTPUT_ERROR : MAPPED_OUTPUT, { choice: 0 });
+  }
+
+  /** `tool-approval-request`: the call waits for the user's approval, which names `approvalId`. */
+  private readApprovalRequest(payload: JsonObject, frame: SseFrame): void {
+    const id = this.callId(payload, 'tool-approval-request');
+    const approvalId = nonEmptyString(payload['approvalId']);
+    if (approvalId === undefined) {
+      throw this.protocolError(`tool-approval-request ${id}: approvalId is ${describeValue(payload['approvalId'])}`, 'invalid-tool-call');
+    }
+    const call = this.calls.get(id);
+    if (call === undefined || !call.available || call.settled) {
+      this.keepItem(payload, { choice: 0 });
+      return this.unknown(payload, frame);
+    }
+    call.settled = true;
+    this.othersSettled = true;
+    this.emit({
+      type: 'tool-request',
+      choice: 0,
+      request: { id: approvalId, type: 'tool-approval-request', kind: 'approval', name: call.name, input: call.input },
+    });
+    this.keepKept(call, { choice: 0 });
+    this.keepUnmapped(payload, MAPPED_APPROVAL_REQUEST, { choice: 0 });
+  }
+
+  /** A call the provider or the server ran: its call, whole, and what its chunks carried on the choice. */
+  private settleProviderCall(call: UiCall): void {
+    call.settled = true;
+    this.othersSettled = true;
+    this.emit({ type: 'provider-tool-call', choice: 0, call: { id: call.id, name: call.name, type: call.partType, input: call.input } });
+    this.keepKept(call, { choice: 0 });
+  }
+
+  /** The calls whose input is whole and that no chunk claimed: the program's, numbered in the order they started. */
+  private settleClientCalls(): void {
+    for (const call of this.calls.values()) {
+      if (call.settled || !call.available) continue;
+      call.settled = true;
+      const index = this.newCall(0);
+      this.emit({
+        type: 'tool-call-delta',
+        choice: 0,
+        index,
+        id: call.id,
+        name: call.name,
+        arguments: '',
+        ...(call.custom ? { kind: 'custom' as const } : {}),
+      });
+      // The input is the arguments only when no delta carried them: the deltas' text is what the model wrote.
+      const input = call.input;
+      const args = call.streamed ? call.text : typeof input === 'string' ? input : this.serialize(input, 'tool-input-available.input');
+      if (args !== '') this.emit({ type: 'tool-call-delta', choice: 0, index, arguments: args });
+      // Kept before the end: groupToolCallsByIndex shows the call's metadata on the tool-call it emits there.
+      this.keepKept(call, { choice: 0, call: index });
+      this.emit({ type: 'tool-call-end', choice: 0, index });
+    }
+  }
+
+  private keepKept(call: UiCall, place: MetadataPlace): void {
+    for (const { object, mapped } of call.kept) this.keepUnmapped(object, mapped, place);
+    call.kept.length = 0;
+  }
+
+  /** The finish: a tool-calls reason when no call is the program's (the server ran them, or they wait) is `other`. */
+  private finishWith(raw: string): void {
+    if (this.othersSettled && this.callsMade(0) === 0 && normalizeFinishReason(raw, false) === 'tool_calls') {
+      return this.emit({ type: 'finish', choice: 0, reason: 'other', raw });
+    }
+    this.finish(0, raw);
+  }
+
+  /** A call seen for the first time, counted as open until its input is available. */
+  private newUiCall(payload: JsonObject, id: string, what: string): UiCall {
     const name = nonEmptyString(payload['toolName']);
     if (name === undefined)
       throw this.protocolError(`${what} ${id}: toolName is ${describeValue(payload['toolName'])}`, 'invalid-tool-call');
-    const index = this.newCall(0);
-    this.calls.set(id, { index, streamed: false, open: true });
-    this.openCalls++;
     const custom = payload['inputEncoding'] === 'text' || (what === 'tool-input-available' && typeof payload['input'] === 'string');
-    return { type: 'tool-call-delta' as const, choice: 0, index, id, name, ...(custom ? { kind: 'custom' as const } : {}) };
+    const call: UiCall = {
+      id,
+      name,
+      custom,
+      partType: payload['dynamic'] === true ? 'dynamic-tool' : `tool-${name}`,
+      providerExecuted: payload['providerExecuted'] === true,
+      text: '',
+      streamed: false,
+      available: false,
+      input: {},
+      kept: [],
+      settled: false,
+    };
+    this.calls.set(id, call);
+    this.openCalls++;
+    return call;
   }
 
   private openCall(id: string, what: string): UiCall {
     const call = this.calls.get(id);
     if (call === undefined) throw this.protocolError(`${what} for tool call ${id}, which never started`, 'invalid-tool-call');
-    if (!call.open) throw this.protocolError(`${what} for tool call ${id}, whose input was already available`, 'invalid-tool-call');
+    if (call.available) throw this.protocolError(`${what} for tool call ${id}, whose input was already available`, 'invalid-tool-call');
     return call;
   }
 

@@ -65,20 +65,23 @@ export const aiSdkUiWriter: ProviderWriter = {
       for (const delta of textPieces(text)) push({ type: `${kind}-delta`, id, delta }, [{ kind, choice: 0, text: delta }]);
       push({ type: `${kind}-end`, id });
     }
+    // The reader settles a step's calls at its end (a tool the server runs gives its output within
+    // the step): each call, and its arguments, arrive with `finish-step`.
+    const settled: Carried[] = [];
     for (const call of choice.calls) {
       const encoding = call.custom ? { inputEncoding: 'text' } : {};
-      push({ type: 'tool-input-start', toolCallId: call.id, toolName: call.name, ...encoding }, [
-        { kind: 'call', choice: 0, index: call.index, id: call.id, name: call.name },
-      ]);
-      const pieces = argumentPieces(call.text);
-      pieces.forEach((inputTextDelta, k) => {
-        push({ type: 'tool-input-delta', toolCallId: call.id, inputTextDelta }, [
-          { kind: 'arguments', choice: 0, index: call.index, text: inputTextDelta, last: k === pieces.length - 1 },
-        ]);
+      push({ type: 'tool-input-start', toolCallId: call.id, toolName: call.name, ...encoding });
+      for (const inputTextDelta of argumentPieces(call.text)) push({ type: 'tool-input-delta', toolCallId: call.id, inputTextDelta });
+      // Its input whole again, where a cut inside the arguments falls: nothing of the call has arrived yet.
+      const input = call.custom ? call.text : inputOf(call.text);
+      events.push({
+        data: JSON.stringify({ type: 'tool-input-available', toolCallId: call.id, toolName: call.name, input }),
+        wholeArguments: { key: 'input', text: JSON.stringify(input) },
       });
-      push({ type: 'tool-input-available', toolCallId: call.id, toolName: call.name, input: call.custom ? call.text : inputOf(call.text) });
+      settled.push({ kind: 'call', choice: 0, index: call.index, id: call.id, name: call.name });
+      settled.push({ kind: 'arguments', choice: 0, index: call.index, text: call.text, last: true });
     }
-    push({ type: 'finish-step' });
+    push({ type: 'finish-step' }, settled.length > 0 ? settled : undefined);
     push({ type: 'finish', finishReason: choice.raw }, [{ kind: 'finish', choice: 0, reason: choice.finish }]);
     events.push({ data: '[DONE]', end: true });
     return events;
