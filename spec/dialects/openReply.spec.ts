@@ -33,7 +33,9 @@ interface OnlyItem {
 }
 
 const COMPACTION = { type: 'compaction', content: 'The conversation so far, in short.' };
-const APPROVAL = { type: 'mcp_approval_request', id: 'mcpr_1', name: 'deploy', arguments: '{}', server_label: 'ops' };
+// A hosted shell's output (openai 7.x `shell_call_output`): an item the Responses dialect does not read.
+// (An `mcp_approval_request` was the example here until it became a tool request.)
+const APPROVAL = { type: 'shell_call_output', id: 'sho_1', call_id: 'call_sh', max_output_length: null, output: [] };
 const INLINE = { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } };
 const IMAGE_BLOCK = { image: { format: 'png' } };
 const FILE = { type: 'file', url: 'https://example.com/chart.png', mediaType: 'image/png' };
