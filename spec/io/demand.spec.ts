@@ -94,14 +94,16 @@ describe.each(sources)('%s', (_name, open) => {
 
   it('does not take its own pause for silence: paused longer than idleTimeout, it still completes', async () => {
     const demand = new Demand();
-    const bytes$ = await open({ demand, idleTimeout: 300 });
+    // Paused for 2.5 times the idle timeout; after the resume the server has the whole timeout to go on
+    // (800 ms: a loaded machine can take a few hundred to refill a socket its write had blocked on).
+    const bytes$ = await open({ demand, idleTimeout: 800 });
     let read = 0;
     const outcome = new Promise<unknown>((resolve) => {
       bytes$.subscribe({
         next: (bytes) => {
           if (read === 0) {
             demand.pause();
-            setTimeout(() => demand.resume(), 1000);
+            setTimeout(() => demand.resume(), 2000);
           }
           read += bytes.length;
         },
