@@ -14,7 +14,10 @@
 It does not write the expected files of real/ and dialects/: those come from `expected.py --write`
 and were checked by hand (see marbles/README.md). Nothing here runs the library.
 
-Usage: build.py [--recordings DIR] [--examples DIR] [--only openai|real|dialects]
+* corpus/    every streamed chat reply among vercel/ai's recorded fixtures (`git show` from a local copy
+             of the repository at a fixed commit), rebuilt as each provider sends it; see corpus/SOURCES.md.
+
+Usage: build.py [--recordings DIR] [--examples DIR] [--mirror GITDIR] [--only openai|real|dialects|corpus]
 """
 
 import argparse
@@ -23,7 +26,10 @@ import json
 import os
 import re
 import shutil
+import struct
+import subprocess
 import sys
+import zlib
 
 MARBLES = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -82,6 +88,153 @@ def copy_examples(examples_dir):
     for name in sorted(os.listdir(examples_dir)):
         shutil.copyfile(os.path.join(examples_dir, name), os.path.join(MARBLES, 'dialects', name))
         print(f'dialects/{name}  (copied)')
+
+
+# --------------------------------------------------------------------------------------------------
+# corpus/: every streamed chat reply among the AI SDK's recorded fixtures, rebuilt as wire bytes
+
+CORPUS_REPO = 'vercel/ai'
+CORPUS_COMMIT = 'ed857f50f112e23930b0c2dd8d532cc8bebbc911'
+CORPUS_LICENSE = 'Apache-2.0 (Copyright 2023 Vercel, Inc.)'
+
+# Fixtures that are not a streamed chat reply of a dialect this library reads, or that a test of the
+# AI SDK wrote by hand to break its own parser; the reason is the value.
+CORPUS_LEFT_OUT = {
+    'packages/google/src/interactions/': "Gemini's Interactions API, a format this library does not read",
+    'packages/google/src/speech-translation/': 'a live speech-translation session, not a chat reply',
+    'packages/openai/src/speech-translation/': 'a realtime speech-translation session, not a chat reply',
+    'packages/anthropic/src/__fixtures__/duplicate-message-start.chunks.txt': 'a fault written by hand (two message_start)',
+    'packages/openai/src/responses/__fixtures__/parallel-tool-call-wrapper.1.chunks.txt': 'written by hand (ids like resp_parallel), and its first line is not JSON',
+    'packages/anthropic/src/__fixtures__/spliced-message-start.chunks.txt': 'a fault written by hand (two replies spliced)',
+}
+
+BEDROCK_EVENTS = ('messageStart', 'contentBlockStart', 'contentBlockDelta', 'contentBlockStop', 'messageStop', 'metadata')
+
+
+def corpus_dialect(first):
+    """The dialect of a fixture, from its first payload."""
+    kind = first.get('type')
+    if isinstance(kind, str) and (kind.startswith('response.') or kind == 'error'):
+        return 'openai-responses'
+    if kind in ('message_start', 'ping'):
+        return 'anthropic'
+    if kind == 'message-start':
+        return 'cohere'
+    if 'candidates' in first:
+        return 'gemini'
+    if len(first) == 1 and next(iter(first)) in BEDROCK_EVENTS:
+        return 'bedrock-converse'
+    if 'choices' in first or first.get('object') in ('chat.completion.chunk', 'text_completion'):
+        return 'openai-chat'
+    return None
+
+
+def crc32(data, start=0):
+    return zlib.crc32(data, start) & 0xFFFFFFFF
+
+
+def aws_event_message(event_type, payload):
+    """One message of AWS's binary event stream (application/vnd.amazon.eventstream), as Bedrock sends
+    an event: prelude (total length, headers length, CRC-32 of the two), headers (name length, name,
+    type 7 = string, value length, value), the payload, the CRC-32 of all that came before."""
+    headers = b''
+    for name, value in ((':event-type', event_type), (':content-type', 'application/json'), (':message-type', 'event')):
+        name_bytes, value_bytes = name.encode('utf-8'), value.encode('utf-8')
+        headers += bytes([len(name_bytes)]) + name_bytes + bytes([7]) + struct.pack('>H', len(value_bytes)) + value_bytes
+    body = payload.encode('utf-8')
+    total = 12 + len(headers) + len(body) + 4
+    prelude = struct.pack('>II', total, len(headers))
+    message = prelude + struct.pack('>I', crc32(prelude)) + headers + body
+    return message + struct.pack('>I', crc32(message))
+
+
+def corpus_wire(dialect, lines):
+    """The wire bytes of a fixture's payloads (one JSON text a line), as the provider sends them."""
+    if dialect in ('openai-chat',):
+        # The AI SDK's own rebuild of every Chat Completions fixture: each payload, then [DONE].
+        return (''.join(f'data: {line}\n\n' for line in lines) + 'data: [DONE]\n\n').encode('utf-8'), 'sse'
+    if dialect in ('anthropic', 'openai-responses', 'cohere'):
+        # These name every event by its `type`, and end at their own last event, with no [DONE].
+        return ''.join(f'event: {json.loads(line)["type"]}\ndata: {line}\n\n' for line in lines).encode('utf-8'), 'sse'
+    if dialect == 'gemini':
+        return ''.join(f'data: {line}\n\n' for line in lines).encode('utf-8'), 'sse'
+    if dialect == 'bedrock-converse':
+        # Each line is {"<event type>": <payload>}: the payload rides in a message of that type. The
+        # payload is written back as compact JSON, as AWS writes it.
+        out = b''
+        for line in lines:
+            ((event_type, payload),) = json.loads(line).items()
+            out += aws_event_message(event_type, dumps(payload))
+        return out, 'eventstream'
+    raise ValueError(dialect)
+
+
+def corpus_name(path):
+    """`<fixture>` when its name starts with its package's, else `<package>.<fixture>`."""
+    package = path.split('/')[1]
+    base = os.path.basename(path)[: -len('.chunks.txt')]
+    return base if base.startswith(package + '-') else f'{package}.{base}'
+
+
+def git(mirror, *args):
+    return subprocess.run(['git', '-C', mirror, *args], check=True, capture_output=True).stdout
+
+
+def build_corpus(mirror):
+    """Copies the fixtures out of the snapshot (`git show <commit>:<path>`), rebuilds their bytes
+    under corpus/<dialect>/, and writes corpus/sources.json (origin, blob, last commit, sha256)."""
+    target = os.path.join(MARBLES, 'corpus')
+    in_real = set()
+    real_sources = open(os.path.join(MARBLES, 'real', 'SOURCES.md'), encoding='utf-8').read()
+    for match in re.finditer(r'(packages/\S+?\.chunks\.txt)', real_sources):
+        in_real.add(match.group(1))
+    paths = [p for p in git(mirror, 'ls-tree', '-r', '--name-only', CORPUS_COMMIT).decode().split('\n')
+             if re.search(r'__fixtures__/.*\.chunks\.txt$', p)]
+    known = {}
+    sources_path = os.path.join(target, 'sources.json')
+    if os.path.exists(sources_path):
+        known = {entry['path']: entry['sourceSha256'] for entry in json.load(open(sources_path, encoding='utf-8'))['recorded']}
+    entries, left_out = [], []
+    # The same bytes under two paths are one recording (Azure's tests reuse OpenAI's files).
+    seen_blobs = {git(mirror, 'rev-parse', f'{CORPUS_COMMIT}:{path}').decode().strip(): path for path in in_real if path in paths}
+    for path in sorted(paths):
+        reason = next((why for prefix, why in CORPUS_LEFT_OUT.items() if path.startswith(prefix)), None)
+        if reason is None and path in in_real:
+            reason = 'already in real/'
+        blob = None
+        if reason is None:
+            blob = git(mirror, 'rev-parse', f'{CORPUS_COMMIT}:{path}').decode().strip()
+            if blob in seen_blobs:
+                reason = f'the same bytes as {seen_blobs[blob]}'
+            seen_blobs.setdefault(blob, path)
+        if reason is not None:
+            left_out.append({'path': path, 'reason': reason})
+            continue
+        raw = git(mirror, 'show', f'{CORPUS_COMMIT}:{path}')
+        if path in known and hashlib.sha256(raw).hexdigest() != known[path]:
+            sys.exit(f'{path}: sha256 differs from corpus/sources.json')
+        lines = [line for line in raw.decode('utf-8').split('\n') if line.strip() != '']
+        dialect = corpus_dialect(json.loads(lines[0]))
+        if dialect is None:
+            left_out.append({'path': path, 'reason': 'not a chat reply of a dialect this library reads'})
+            continue
+        wire, extension = corpus_wire(dialect, lines)
+        name = f'{dialect}/{corpus_name(path)}.{extension}'
+        write_bytes(os.path.join(target, name), wire)
+        entries.append({
+            'file': name,
+            'repository': CORPUS_REPO,
+            'commit': CORPUS_COMMIT,
+            'path': path,
+            'lastCommit': git(mirror, 'log', '-1', '--format=%H', CORPUS_COMMIT, '--', path).decode().strip(),
+            'blob': blob,
+            'license': CORPUS_LICENSE,
+            'payloads': len(lines),
+            'sourceSha256': hashlib.sha256(raw).hexdigest(),
+            'sha256': hashlib.sha256(wire).hexdigest(),
+        })
+        print(f'corpus/{name}  ({len(lines)} payloads)')
+    write_json(os.path.join(target, 'sources.json'), {'recorded': entries, 'leftOut': left_out})
 
 
 # --------------------------------------------------------------------------------------------------
@@ -542,7 +695,9 @@ def main(argv):
     shared = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', 'shared')
     parser.add_argument('--recordings', default=os.path.join(shared, 'recordings', 'ai-sdk'))
     parser.add_argument('--examples', default=os.path.join(shared, 'reference', 'dialect-examples'))
-    parser.add_argument('--only', choices=['openai', 'real', 'dialects'])
+    parser.add_argument('--mirror', default='/work/.mirror/vercel+ai/repo',
+                        help='a git directory holding vercel/ai at ' + CORPUS_COMMIT)
+    parser.add_argument('--only', choices=['openai', 'real', 'dialects', 'corpus'])
     options = parser.parse_args(argv)
     if options.only in (None, 'openai'):
         build_synthetic()
@@ -551,6 +706,8 @@ def main(argv):
     if options.only in (None, 'dialects'):
         os.makedirs(os.path.join(MARBLES, 'dialects'), exist_ok=True)
         copy_examples(options.examples)
+    if options.only in (None, 'corpus'):
+        build_corpus(options.mirror)
     return 0
 
 
