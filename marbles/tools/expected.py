@@ -1762,6 +1762,98 @@ def read_typed_events(raw):
 
 
 # --------------------------------------------------------------------------------------------------
+# Cohere v2 chat stream
+
+COHERE_FINISH = normalizer({
+    'COMPLETE': 'stop',
+    'STOP_SEQUENCE': 'stop',
+    'MAX_TOKENS': 'length',
+    'TOOL_CALL': 'tool_calls',
+    'ERROR': 'error',
+    'TIMEOUT': 'error',
+})
+COHERE_MAPPED_CALL = {'id', 'type', 'function'}
+COHERE_MAPPED_FUNCTION = {'name', 'arguments'}
+COHERE_MAPPED_BLOCK = {'type', 'text', 'thinking'}
+
+
+def read_cohere(raw):
+    """Cohere's v2 chat stream (its SDK's StreamedChatResponseV2): the tool plan and `thinking` blocks
+    are reasoning, `text` blocks the content, tool calls by `tool-call-start` (a new call each) and the
+    argument text of `tool-call-delta`s, `message-end`'s finish and usage (`tokens`; `billed_units` is
+    what Cohere bills, not what the model read; total = input + output). No model on the wire. Citations
+    are not read here: a stream with them is not given an expectation."""
+    assembly = Assembly('cohere')
+    assembly.provider = 'cohere'
+    assembly.sum_total = True
+
+    def body():
+        frames, cut_mid_line = read_sse(raw)
+        choice = assembly.choice(0)
+        blocks = {}
+        calls = {}  # a call event's index -> the key of the call it started last
+        done = False
+        for number, frame in enumerate(frames, 1):
+            event = parse_payload(frame.data, f'event {number}')
+            kind = event.get('type')
+            if frame.event not in ('message', kind):
+                raise Unsupported(f'event {number}: event name {frame.event!r} differs from type {kind!r}')
+            message = ((event.get('delta') or {}).get('message')) or {}
+            index = event.get('index')
+            if kind == 'message-start':
+                assembly.take_id(event.get('id'))
+            elif kind == 'tool-plan-delta':
+                piece = text_piece(message.get('tool_plan'))
+                if piece is not None:
+                    choice.reasoning.append(piece)
+            elif kind in ('content-start', 'content-delta'):
+                content = message.get('content') or {}
+                if kind == 'content-start':
+                    blocks[index] = content.get('type')
+                block_type = blocks.get(index)
+                if block_type not in ('text', 'thinking'):
+                    raise Unsupported(f'event {number}: a content block of type {block_type!r}')
+                keep_unmapped(choice.metadata, content, COHERE_MAPPED_BLOCK)
+                piece = text_piece(content.get(block_type))
+                if piece is not None:
+                    (choice.content if block_type == 'text' else choice.reasoning).append(piece)
+            elif kind in ('tool-call-start', 'tool-call-delta'):
+                fragment = message.get('tool_calls') or {}
+                function = fragment.get('function') or {}
+                if kind == 'tool-call-start':
+                    calls[index] = ('call', number)
+                elif index not in calls:
+                    raise Unsupported(f'event {number}: a delta of a call never started')
+                arguments = function.get('arguments')
+                call = choice.tool_fragment(calls[index], text_piece(fragment.get('id')), text_piece(function.get('name')),
+                                            arguments if isinstance(arguments, str) else '')
+                keep_unmapped(call.metadata, fragment, COHERE_MAPPED_CALL)
+                keep_unmapped(call.metadata, function, COHERE_MAPPED_FUNCTION)
+            elif kind == 'message-end':
+                delta = event.get('delta') or {}
+                if delta.get('error') is not None:
+                    raise Fault('ProviderError', f'event {number} ends with an error')
+                finish = delta.get('finish_reason')
+                if not isinstance(finish, str):
+                    raise Fault('ProtocolError', f'event {number}: message-end without a finish_reason')
+                choice.raw_finish = finish
+                usage = delta.get('usage') or {}
+                tokens = usage.get('tokens') or {}
+                assembly.merge_usage({'prompt': tokens.get('input_tokens'), 'completion': tokens.get('output_tokens'),
+                                      'cached': usage.get('cached_tokens')})
+                done = True
+                break
+            elif kind in ('citation-start', 'citation-end'):
+                raise Unsupported('citations')
+            # content-end, tool-call-end and debug events carry nothing read here.
+        if cut_mid_line or not done:
+            raise Fault('StreamClosedEarlyError', 'no message-end')
+        return assembly.completion(COHERE_FINISH)
+
+    return run(assembly, body)
+
+
+# --------------------------------------------------------------------------------------------------
 # Amazon Bedrock ConverseStream (AWS's binary event stream)
 
 
@@ -1906,6 +1998,7 @@ READERS = {
     'llamacpp-completion': read_llamacpp_completion,
     'typed-events': read_typed_events,
     'bedrock-converse': read_bedrock_converse,
+    'cohere': read_cohere,
 }
 
 
