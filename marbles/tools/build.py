@@ -180,9 +180,24 @@ def git(mirror, *args):
     return subprocess.run(['git', '-C', mirror, *args], check=True, capture_output=True).stdout
 
 
-def build_corpus(mirror):
-    """Copies the fixtures out of the snapshot (`git show <commit>:<path>`), rebuilds their bytes
-    under corpus/<dialect>/, and writes corpus/sources.json (origin, blob, last commit, sha256)."""
+def build_corpus(mirror, genai_mirror):
+    """Writes corpus/: the replies of both sources, and corpus/sources.json (origin, blob, last
+    commit, sha256 of each), from which SOURCES.md is written."""
+    target = os.path.join(MARBLES, 'corpus')
+    known = {}
+    sources_path = os.path.join(target, 'sources.json')
+    if os.path.exists(sources_path):
+        for entry in json.load(open(sources_path, encoding='utf-8'))['recorded']:
+            known[(entry['repository'], entry['path'], entry.get('interaction'))] = entry['sourceSha256']
+    entries, left_out = build_corpus_ai_sdk(mirror, known)
+    more, more_left_out = build_corpus_genai(genai_mirror, known)
+    write_json(sources_path, {'recorded': entries + more, 'leftOut': left_out + more_left_out})
+    write_sources_md(entries + more, left_out + more_left_out)
+
+
+def build_corpus_ai_sdk(mirror, known):
+    """Copies vercel/ai's fixtures out of the snapshot (`git show <commit>:<path>`) and rebuilds their
+    bytes under corpus/<dialect>/."""
     target = os.path.join(MARBLES, 'corpus')
     in_real = set()
     real_sources = open(os.path.join(MARBLES, 'real', 'SOURCES.md'), encoding='utf-8').read()
@@ -190,10 +205,6 @@ def build_corpus(mirror):
         in_real.add(match.group(1))
     paths = [p for p in git(mirror, 'ls-tree', '-r', '--name-only', CORPUS_COMMIT).decode().split('\n')
              if re.search(r'__fixtures__/.*\.chunks\.txt$', p)]
-    known = {}
-    sources_path = os.path.join(target, 'sources.json')
-    if os.path.exists(sources_path):
-        known = {entry['path']: entry['sourceSha256'] for entry in json.load(open(sources_path, encoding='utf-8'))['recorded']}
     entries, left_out = [], []
     # The same bytes under two paths are one recording (Azure's tests reuse OpenAI's files).
     seen_blobs = {git(mirror, 'rev-parse', f'{CORPUS_COMMIT}:{path}').decode().strip(): path for path in in_real if path in paths}
@@ -211,7 +222,7 @@ def build_corpus(mirror):
             left_out.append({'path': path, 'reason': reason})
             continue
         raw = git(mirror, 'show', f'{CORPUS_COMMIT}:{path}')
-        if path in known and hashlib.sha256(raw).hexdigest() != known[path]:
+        if known.get((CORPUS_REPO, path, None), hashlib.sha256(raw).hexdigest()) != hashlib.sha256(raw).hexdigest():
             sys.exit(f'{path}: sha256 differs from corpus/sources.json')
         lines = [line for line in raw.decode('utf-8').split('\n') if line.strip() != '']
         dialect = corpus_dialect(json.loads(lines[0]))
@@ -234,7 +245,140 @@ def build_corpus(mirror):
             'sha256': hashlib.sha256(wire).hexdigest(),
         })
         print(f'corpus/{name}  ({len(lines)} payloads)')
-    write_json(os.path.join(target, 'sources.json'), {'recorded': entries, 'leftOut': left_out})
+    return entries, left_out
+
+
+GENAI_REPO = 'googleapis/js-genai'
+GENAI_COMMIT = '6e9b35c45e21f0d37179a24d29dca01ebed698e6'
+GENAI_LICENSE = 'Apache-2.0 (Copyright Google LLC)'
+
+
+# Replies that read wrong today, left out so that the corpus spec holds what passes; each is a finding.
+MCP_FINDING = ('server-side MCP: the Gemini API ran the tool itself, and the reply goes on after the first '
+               'finishReason (functionCall, STOP; functionResponse; the answer; STOP). The library ends the reply '
+               'at the first finishReason: it drops the answer and hands the program a call the server already ran')
+GENAI_LEFT_OUT = {
+    'Chats_Tests_sendMessage_multiple_messages_with_server_side_MCP_tools_stream': MCP_FINDING,
+    'Client_Tests_server_side_MCP_server_ML_Dev_should_call_server_side_MCP_server,_stream': MCP_FINDING,
+}
+
+
+def base_name(path):
+    return os.path.basename(path).rsplit('.', 1)[0]
+
+
+def build_corpus_genai(mirror, known):
+    """The replies of Gemini and Vertex AI recorded by the system tests of Google's JavaScript SDK
+    (test/system/recordings/*.json): every interaction answered 200 with `text/event-stream`. The
+    recorder kept each event's JSON as a `bodySegments` entry; the wire is rebuilt as Google sends it,
+    `data: <json>` and a blank line, with CRLF line ends, no [DONE]."""
+    folder = 'test/system/recordings/'
+    paths = [p for p in git(mirror, 'ls-tree', '-r', '--name-only', GENAI_COMMIT, folder).decode().split('\n') if p.endswith('.json')]
+    entries, left_out = [], []
+    for path in sorted(paths):
+        raw = git(mirror, 'show', f'{GENAI_COMMIT}:{path}')
+        recording = json.loads(raw)
+        streams = [(number, interaction) for number, interaction in enumerate(recording.get('interactions', []))
+                   if 'event-stream' in interaction['response']['headers'].get('Content-Type', '')]
+        for number, interaction in streams:
+            response = interaction['response']
+            where = {'path': path, 'interaction': number}
+            if str(response['statusCode']) != '200':
+                left_out.append(dict(where, reason=f'answered {response["statusCode"]}: an error body, not a stream'))
+                continue
+            if base_name(path) in GENAI_LEFT_OUT:
+                left_out.append(dict(where, reason=GENAI_LEFT_OUT[base_name(path)]))
+                continue
+            segments = response.get('bodySegments') or []
+            if not segments:
+                left_out.append(dict(where, reason='an empty body (Content-Length: 0)'))
+                continue
+            if known.get((GENAI_REPO, path, number), hashlib.sha256(raw).hexdigest()) != hashlib.sha256(raw).hexdigest():
+                sys.exit(f'{path}: sha256 differs from corpus/sources.json')
+            wire = ''.join(f'data: {dumps(segment)}\r\n\r\n' for segment in segments).encode('utf-8')
+            base = re.sub(r'[^A-Za-z0-9._-]', '-', os.path.basename(path)[: -len('.json')])
+            suffix = f'.{number}' if len(streams) > 1 else ''
+            name = f'gemini/js-genai.{base}{suffix}.sse'
+            write_bytes(os.path.join(MARBLES, 'corpus', name), wire)
+            entries.append({
+                'file': name,
+                'repository': GENAI_REPO,
+                'commit': GENAI_COMMIT,
+                'path': path,
+                'interaction': number,
+                'lastCommit': git(mirror, 'log', '-1', '--format=%H', GENAI_COMMIT, '--', path).decode().strip(),
+                'blob': git(mirror, 'rev-parse', f'{GENAI_COMMIT}:{path}').decode().strip(),
+                'license': GENAI_LICENSE,
+                'payloads': len(segments),
+                'sourceSha256': hashlib.sha256(raw).hexdigest(),
+                'sha256': hashlib.sha256(wire).hexdigest(),
+                'server': interaction['request'].get('serverAddress'),
+                'recordedAt': response['headers'].get('Date'),
+            })
+            print(f'corpus/{name}  ({len(segments)} payloads)')
+    return entries, left_out
+
+
+def write_sources_md(entries, left_out):
+    """corpus/SOURCES.md: the origin, license and checksums of every recording, from sources.json."""
+    lines = [CORPUS_HEADER]
+    for repository in sorted({entry['repository'] for entry in entries}):
+        mine = [entry for entry in entries if entry['repository'] == repository]
+        lines.append(f'\n## {repository} at `{mine[0]["commit"]}` ({mine[0]["license"]}): {len(mine)} replies\n')
+        lines.append('| file | origin path | interaction | last commit of the path | payloads | sha256 of the origin file | sha256 of the wire bytes | note |')
+        lines.append('|---|---|---|---|---|---|---|---|')
+        for entry in sorted(mine, key=lambda entry: entry['file']):
+            note = CORPUS_NOTES.get(entry['file'], '')
+            if entry.get('server'):
+                note = f'{entry["server"]}, {entry["recordedAt"]}' + (f'; {note}' if note else '')
+            interaction = entry.get('interaction')
+            lines.append(f'| {entry["file"]} | {entry["path"]} | {"" if interaction is None else interaction} | '
+                         f'{entry["lastCommit"][:12]} | {entry["payloads"]} | {entry["sourceSha256"]} | {entry["sha256"]} | {note} |')
+    lines.append('\n## Left out\n')
+    lines.append('| origin path | interaction | why |')
+    lines.append('|---|---|---|')
+    for item in left_out:
+        lines.append(f'| {item["path"]} | {item.get("interaction", "")} | {item["reason"]} |')
+    with open(os.path.join(MARBLES, 'corpus', 'SOURCES.md'), 'w', encoding='utf-8') as handle:
+        handle.write('\n'.join(lines) + '\n')
+
+
+CORPUS_HEADER = '''# The recorded corpus: where each reply comes from
+
+Written by `../tools/build.py` from `sources.json`; do not edit by hand.
+
+Each reply was recorded by a public project from a live server and kept in its repository as test
+data. Only data files were taken, never code, with `git show <commit>:<path>` from a copy of the
+repository at the commit named below; the origin file's sha256 is checked on every rebuild. The wire
+bytes are rebuilt as the provider sends them (see marbles/README.md, "The recorded corpus"), and
+the expected reading beside each (`NAME.expected.json`) was written by `../tools/expected.py`, which
+shares no code with the library.
+
+A note says when a file looks written by hand rather than recorded (made-up ids, a zero timestamp):
+those are kept, as the projects keep them, and counted apart in marbles/README.md.'''
+
+# Files that look written by hand from the documented shapes rather than recorded, and why.
+CORPUS_NOTES = {
+    'bedrock-converse/amazon-bedrock-json-only-text-first.1.eventstream': 'looks written by hand: no messageStart, the id `json-tool-1`',
+    'bedrock-converse/amazon-bedrock-json-other-tool.1.eventstream': 'looks trimmed by hand: no messageStart, metadata before messageStop',
+    'bedrock-converse/amazon-bedrock-json-tool-text-then-weather-then-json.1.eventstream': 'looks written by hand: ids `weather-tool-1`, `weather-tool-2`',
+    'bedrock-converse/amazon-bedrock-json-tool.1.eventstream': 'looks written by hand: the id `json-tool-id`',
+    'bedrock-converse/amazon-bedrock-json-tool.2.eventstream': 'looks written by hand: the id `json-tool-id`',
+    'bedrock-converse/amazon-bedrock-json-tool.3.eventstream': 'looks written by hand: the id `json-tool-id`',
+    'bedrock-converse/amazon-bedrock-json-with-tool.1.eventstream': 'looks written by hand: ids `tool-1`, `json-tool-id`',
+    'bedrock-converse/amazon-bedrock-json-with-tools.1.eventstream': 'looks written by hand: ids `tool-1`, `tool-2`',
+    'bedrock-converse/amazon-bedrock-tool-call.1.eventstream': 'looks written by hand: the id `tool-use-id`',
+    'bedrock-converse/amazon-bedrock-tool-no-args.eventstream': 'looks written by hand: the id `tool-use-id`, an empty `start`',
+    'anthropic/anthropic-advisor-stop-reasons.sse': 'looks written by hand: ids `msg_advisor_stop_reasons`, `srvtoolu_advisor_plaintext`',
+    'anthropic/anthropic-fallback.sse': 'looks written by hand: the id `msg_01FallbackStreamAbcdefghij`',
+    'anthropic/anthropic-refusal.sse': 'looks written by hand: the id `msg_01RefusalStreamAbcdefghijk`',
+    'anthropic/anthropic-programmatic-tool-calling.1.sse': 'the replies of several steps in one file: the first ends at its `message_stop`, which is where both readers stop',
+    'openai-chat/moonshotai-stream.sse': 'looks written by hand: the id `chatcmpl-stream`',
+    'openai-responses/openai-apply-patch-tool-delete.1.sse': 'looks written by hand: ids `resp_delete_001`, `apc_delete_001`',
+    'openai-responses/openai-shell-container.1.sse': 'looks written by hand: ids counting up in hex (`resp_0f1a2b3c4d5e...`)',
+    'openai-responses/openai.github-copilot-id-rotation.1.sse': 'a capture whose ids were replaced (`capture-id-1`, ...)',
+    'openai-responses/xai-image-generation-tool.1.sse': 'looks written by hand or scrubbed: zero ids, `created_at: 0`',
+}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -697,6 +841,8 @@ def main(argv):
     parser.add_argument('--examples', default=os.path.join(shared, 'reference', 'dialect-examples'))
     parser.add_argument('--mirror', default='/work/.mirror/vercel+ai/repo',
                         help='a git directory holding vercel/ai at ' + CORPUS_COMMIT)
+    parser.add_argument('--genai-mirror', default='/work/.mirror/googleapis+js-genai/repo',
+                        help='a git directory holding googleapis/js-genai at ' + GENAI_COMMIT)
     parser.add_argument('--only', choices=['openai', 'real', 'dialects', 'corpus'])
     options = parser.parse_args(argv)
     if options.only in (None, 'openai'):
@@ -707,7 +853,7 @@ def main(argv):
         os.makedirs(os.path.join(MARBLES, 'dialects'), exist_ok=True)
         copy_examples(options.examples)
     if options.only in (None, 'corpus'):
-        build_corpus(options.mirror)
+        build_corpus(options.mirror, options.genai_mirror)
     return 0
 
 

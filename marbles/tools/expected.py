@@ -1501,6 +1501,9 @@ GEMINI_MAPPED_GROUNDING = {'groundingChunks', 'groundingSupports'}
 GEMINI_MAPPED_URL_CONTEXT = {'urlMetadata'}
 
 
+MAX_PROVIDER_METADATA_CHARS = 256 * 1024
+
+
 def read_gemini(raw):
     assembly = Assembly('gemini')
     assembly.provider = 'google'
@@ -1531,7 +1534,14 @@ def read_gemini(raw):
                         keep_unmapped(choice.metadata, candidate[key], mapped)
                 for part in content.get('parts') or []:
                     if part and not any(key in part for key in GEMINI_MAPPED_PART):
-                        raise Unsupported('a part of a kind this reader does not read (kept whole by the library)')
+                        # An image, a file, a function response: kept whole, in arrival order, under `items`,
+                        # unless it alone is past the cap on what is kept (docs/dialects.md, 256 Ki characters
+                        # of JSON text): then nothing of it is, and the reply's bag says `$capped`.
+                        if len(js_stringify(part)) > MAX_PROVIDER_METADATA_CHARS:
+                            assembly.metadata['$capped'] = True
+                        else:
+                            choice.keep_item(part)
+                        continue
                     signature = text_piece(part.get('thoughtSignature'))
                     if signature is not None:
                         choice.signatures.append(signature)
