@@ -11,6 +11,7 @@ import { autoDialect } from '../src/dialects/auto';
 import { Completion } from '../src/types/events';
 import { finalizeCompletion } from '../src/reply/finalizeCompletion';
 import { groupToolCallsByIndex } from '../src/reply/groupToolCallsByIndex';
+import { ndjsonFrames } from '../src/frames/ndjsonFrames';
 import { sseFrames } from '../src/frames/sseFrames';
 import { Outcome, runSync } from './support/collect';
 
@@ -39,17 +40,23 @@ const NAMED: Readonly<Record<string, DialectFactory | undefined>> = DIALECTS;
 
 const CORPUS = join(__dirname, '..', 'marbles', 'corpus');
 
+/** How each kind of body is framed: AWS's event stream is binary, framed from the bytes; the others are text. */
+const FRAMING: Readonly<Record<string, (() => OperatorFunction<Uint8Array, SseFrame>) | undefined>> = {
+  sse: () => pipe(decodeUtf8(), sseFrames()),
+  ndjson: () => pipe(decodeUtf8(), ndjsonFrames()),
+  eventstream: () => awsEventStreamFrames(),
+};
+
 function recordings(): Recording[] {
   const found: Recording[] = [];
   for (const dialect of readdirSync(CORPUS, { withFileTypes: true }).filter((entry) => entry.isDirectory())) {
     for (const file of readdirSync(join(CORPUS, dialect.name)).sort()) {
-      const match = /^(.*)\.(sse|eventstream)$/.exec(file);
+      const match = /^(.*)\.(sse|ndjson|eventstream)$/.exec(file);
       if (!match) continue;
       found.push({
         name: `${dialect.name}/${file}`,
         bytes: new Uint8Array(readFileSync(join(CORPUS, dialect.name, file))),
-        // AWS's event stream is binary: it is framed from the bytes, not from decoded text.
-        frames: match[2] === 'eventstream' ? () => awsEventStreamFrames() : () => pipe(decodeUtf8(), sseFrames()),
+        frames: FRAMING[match[2]!]!,
         expected: JSON.parse(readFileSync(join(CORPUS, dialect.name, `${match[1]}.expected.json`), 'utf8')) as Expected,
       });
     }
@@ -76,8 +83,16 @@ const all = recordings();
 describe('the recorded corpus in marbles/corpus/', () => {
   it('holds the replies of every dialect the issue names', () => {
     const dialects = new Set(all.map((recording) => recording.expected.dialect));
-    expect([...dialects].sort()).toEqual(['anthropic', 'bedrock-converse', 'cohere', 'gemini', 'openai-chat', 'openai-responses']);
-    expect(all.length).toBeGreaterThanOrEqual(151);
+    expect([...dialects].sort()).toEqual([
+      'anthropic',
+      'bedrock-converse',
+      'cohere',
+      'gemini',
+      'ollama',
+      'openai-chat',
+      'openai-responses',
+    ]);
+    expect(all.length).toBeGreaterThanOrEqual(174);
   });
 
   describe.each(all.map((recording) => [recording.name, recording] as const))('%s', (_name, recording) => {

@@ -180,7 +180,7 @@ def git(mirror, *args):
     return subprocess.run(['git', '-C', mirror, *args], check=True, capture_output=True).stdout
 
 
-def build_corpus(mirror, genai_mirror):
+def build_corpus(mirror, genai_mirror, ollama_mirror):
     """Writes corpus/: the replies of both sources, and corpus/sources.json (origin, blob, last
     commit, sha256 of each), from which SOURCES.md is written."""
     target = os.path.join(MARBLES, 'corpus')
@@ -191,8 +191,11 @@ def build_corpus(mirror, genai_mirror):
             known[(entry['repository'], entry['path'], entry.get('interaction'))] = entry['sourceSha256']
     entries, left_out = build_corpus_ai_sdk(mirror, known)
     more, more_left_out = build_corpus_genai(genai_mirror, known)
-    write_json(sources_path, {'recorded': entries + more, 'leftOut': left_out + more_left_out})
-    write_sources_md(entries + more, left_out + more_left_out)
+    entries, left_out = entries + more, left_out + more_left_out
+    more, more_left_out = build_corpus_ollama(ollama_mirror, known)
+    entries, left_out = entries + more, left_out + more_left_out
+    write_json(sources_path, {'recorded': entries, 'leftOut': left_out})
+    write_sources_md(entries, left_out)
 
 
 def build_corpus_ai_sdk(mirror, known):
@@ -319,12 +322,78 @@ def build_corpus_genai(mirror, known):
     return entries, left_out
 
 
+OLLAMA_REPO = 'attogram/ollama-bash-lib'
+OLLAMA_COMMIT = '613b8cb24642f78b8653229ee9d6c3fba90dcdf2'
+OLLAMA_LICENSE = 'MIT (Copyright 2025 Ollama Bash Lib, Attogram Project)'
+OLLAMA_DEMO = 'demos/ollama_generate_stream_json.md'
+
+
+def json_objects(text):
+    """The JSON objects of a text that holds them one after the other (jq's pretty print), or None."""
+    decoder, at, found = json.JSONDecoder(), 0, []
+    text = text.strip()
+    while at < len(text):
+        try:
+            value, at = decoder.raw_decode(text, at)
+        except ValueError:
+            return None
+        if not isinstance(value, dict):
+            return None
+        found.append(value)
+        while at < len(text) and text[at] in ' \n':
+            at += 1
+    return found
+
+
+def build_corpus_ollama(mirror, known):
+    """Ollama's native /api/generate stream, as the demo of a shell client printed it at each of its
+    versions (demos/ollama_generate_stream_json.md: the server's NDJSON lines pretty-printed by jq): the
+    first complete stream (a last object with done: true) of each model, newest version first. The wire
+    is rebuilt as Ollama sends it: each object as compact JSON on its own line."""
+    commits = git(mirror, 'log', '--format=%H', OLLAMA_COMMIT, '--', OLLAMA_DEMO).decode().split()
+    entries, left_out, models = [], [], set()
+    for commit in commits:
+        raw = git(mirror, 'show', f'{commit}:{OLLAMA_DEMO}')
+        blocks = re.findall(r'```json\n(.*?)```', raw.decode('utf-8'), re.S)
+        for number, block in enumerate(blocks):
+            objects = json_objects(block)
+            if not objects or objects[-1].get('done') is not True:
+                continue  # debug output mixed in, or not a whole stream
+            model = objects[0].get('model')
+            if model in models:
+                continue
+            models.add(model)
+            if known.get((OLLAMA_REPO, f'{OLLAMA_DEMO}@{commit}', number), hashlib.sha256(raw).hexdigest()) != hashlib.sha256(raw).hexdigest():
+                sys.exit(f'{OLLAMA_DEMO}@{commit}: sha256 differs from corpus/sources.json')
+            wire = ''.join(dumps(value) + '\n' for value in objects).encode('utf-8')
+            name = 'ollama/ollama-bash-lib.generate.' + re.sub(r'[^A-Za-z0-9._-]', '-', model) + '.ndjson'
+            write_bytes(os.path.join(MARBLES, 'corpus', name), wire)
+            entries.append({
+                'file': name,
+                'repository': OLLAMA_REPO,
+                'commit': commit,
+                'path': f'{OLLAMA_DEMO}@{commit}',
+                'interaction': number,
+                'lastCommit': commit,
+                'blob': git(mirror, 'rev-parse', f'{commit}:{OLLAMA_DEMO}').decode().strip(),
+                'license': OLLAMA_LICENSE,
+                'payloads': len(objects),
+                'sourceSha256': hashlib.sha256(raw).hexdigest(),
+                'sha256': hashlib.sha256(wire).hexdigest(),
+                'server': f'Ollama, {model}',
+                'recordedAt': objects[0].get('created_at'),
+            })
+            print(f'corpus/{name}  ({len(objects)} lines)')
+    return entries, left_out
+
+
 def write_sources_md(entries, left_out):
     """corpus/SOURCES.md: the origin, license and checksums of every recording, from sources.json."""
     lines = [CORPUS_HEADER]
     for repository in sorted({entry['repository'] for entry in entries}):
         mine = [entry for entry in entries if entry['repository'] == repository]
-        lines.append(f'\n## {repository} at `{mine[0]["commit"]}` ({mine[0]["license"]}): {len(mine)} replies\n')
+        at = f' at `{mine[0]["commit"]}`' if len({entry['commit'] for entry in mine}) == 1 else ' (the commit of each in its path, after the @)'
+        lines.append(f'\n## {repository}{at} ({mine[0]["license"]}): {len(mine)} replies\n')
         lines.append('| file | origin path | interaction | last commit of the path | payloads | sha256 of the origin file | sha256 of the wire bytes | note |')
         lines.append('|---|---|---|---|---|---|---|---|')
         for entry in sorted(mine, key=lambda entry: entry['file']):
@@ -841,6 +910,8 @@ def main(argv):
     parser.add_argument('--examples', default=os.path.join(shared, 'reference', 'dialect-examples'))
     parser.add_argument('--mirror', default='/work/.mirror/vercel+ai/repo',
                         help='a git directory holding vercel/ai at ' + CORPUS_COMMIT)
+    parser.add_argument('--ollama-mirror', default='/work/.mirror/attogram+ollama-bash-lib/repo',
+                        help='a git directory holding attogram/ollama-bash-lib at ' + OLLAMA_COMMIT)
     parser.add_argument('--genai-mirror', default='/work/.mirror/googleapis+js-genai/repo',
                         help='a git directory holding googleapis/js-genai at ' + GENAI_COMMIT)
     parser.add_argument('--only', choices=['openai', 'real', 'dialects', 'corpus'])
@@ -853,7 +924,7 @@ def main(argv):
         os.makedirs(os.path.join(MARBLES, 'dialects'), exist_ok=True)
         copy_examples(options.examples)
     if options.only in (None, 'corpus'):
-        build_corpus(options.mirror, options.genai_mirror)
+        build_corpus(options.mirror, options.genai_mirror, options.ollama_mirror)
     return 0
 
 

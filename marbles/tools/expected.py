@@ -1647,6 +1647,13 @@ def read_ollama(raw):
             piece = text_piece(message.get('content'))
             if piece is not None:
                 choice.content.append(piece)
+            # /api/generate: the text and the thinking are the line's own `response` and `thinking`.
+            piece = text_piece(obj.get('thinking'))
+            if piece is not None:
+                choice.reasoning.append(piece)
+            piece = text_piece(obj.get('response'))
+            if piece is not None:
+                choice.content.append(piece)
             for call in message.get('tool_calls') or []:
                 function = call.get('function') or {}
                 arguments = function.get('arguments')
