@@ -14,7 +14,10 @@
 It does not write the expected files of real/ and dialects/: those come from `expected.py --write`
 and were checked by hand (see marbles/README.md). Nothing here runs the library.
 
-Usage: build.py [--recordings DIR] [--examples DIR] [--only openai|real|dialects]
+* corpus/    every streamed chat reply among vercel/ai's recorded fixtures (`git show` from a local copy
+             of the repository at a fixed commit), rebuilt as each provider sends it; see corpus/SOURCES.md.
+
+Usage: build.py [--recordings DIR] [--examples DIR] [--mirror GITDIR] [--only openai|real|dialects|corpus]
 """
 
 import argparse
@@ -23,7 +26,10 @@ import json
 import os
 import re
 import shutil
+import struct
+import subprocess
 import sys
+import zlib
 
 MARBLES = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -82,6 +88,366 @@ def copy_examples(examples_dir):
     for name in sorted(os.listdir(examples_dir)):
         shutil.copyfile(os.path.join(examples_dir, name), os.path.join(MARBLES, 'dialects', name))
         print(f'dialects/{name}  (copied)')
+
+
+# --------------------------------------------------------------------------------------------------
+# corpus/: every streamed chat reply among the AI SDK's recorded fixtures, rebuilt as wire bytes
+
+CORPUS_REPO = 'vercel/ai'
+CORPUS_COMMIT = 'ed857f50f112e23930b0c2dd8d532cc8bebbc911'
+CORPUS_LICENSE = 'Apache-2.0 (Copyright 2023 Vercel, Inc.)'
+
+# Fixtures that are not a streamed chat reply of a dialect this library reads, or that a test of the
+# AI SDK wrote by hand to break its own parser; the reason is the value.
+CORPUS_LEFT_OUT = {
+    'packages/google/src/interactions/': "Gemini's Interactions API, a format this library does not read",
+    'packages/google/src/speech-translation/': 'a live speech-translation session, not a chat reply',
+    'packages/openai/src/speech-translation/': 'a realtime speech-translation session, not a chat reply',
+    'packages/anthropic/src/__fixtures__/duplicate-message-start.chunks.txt': 'a fault written by hand (two message_start)',
+    'packages/openai/src/responses/__fixtures__/parallel-tool-call-wrapper.1.chunks.txt': 'written by hand (ids like resp_parallel), and its first line is not JSON',
+    'packages/anthropic/src/__fixtures__/spliced-message-start.chunks.txt': 'a fault written by hand (two replies spliced)',
+}
+
+BEDROCK_EVENTS = ('messageStart', 'contentBlockStart', 'contentBlockDelta', 'contentBlockStop', 'messageStop', 'metadata')
+
+
+def corpus_dialect(first):
+    """The dialect of a fixture, from its first payload."""
+    kind = first.get('type')
+    if isinstance(kind, str) and (kind.startswith('response.') or kind == 'error'):
+        return 'openai-responses'
+    if kind in ('message_start', 'ping'):
+        return 'anthropic'
+    if kind == 'message-start':
+        return 'cohere'
+    if 'candidates' in first:
+        return 'gemini'
+    if len(first) == 1 and next(iter(first)) in BEDROCK_EVENTS:
+        return 'bedrock-converse'
+    if 'choices' in first or first.get('object') in ('chat.completion.chunk', 'text_completion'):
+        return 'openai-chat'
+    return None
+
+
+def crc32(data, start=0):
+    return zlib.crc32(data, start) & 0xFFFFFFFF
+
+
+def aws_event_message(event_type, payload):
+    """One message of AWS's binary event stream (application/vnd.amazon.eventstream), as Bedrock sends
+    an event: prelude (total length, headers length, CRC-32 of the two), headers (name length, name,
+    type 7 = string, value length, value), the payload, the CRC-32 of all that came before."""
+    headers = b''
+    for name, value in ((':event-type', event_type), (':content-type', 'application/json'), (':message-type', 'event')):
+        name_bytes, value_bytes = name.encode('utf-8'), value.encode('utf-8')
+        headers += bytes([len(name_bytes)]) + name_bytes + bytes([7]) + struct.pack('>H', len(value_bytes)) + value_bytes
+    body = payload.encode('utf-8')
+    total = 12 + len(headers) + len(body) + 4
+    prelude = struct.pack('>II', total, len(headers))
+    message = prelude + struct.pack('>I', crc32(prelude)) + headers + body
+    return message + struct.pack('>I', crc32(message))
+
+
+def corpus_wire(dialect, lines):
+    """The wire bytes of a fixture's payloads (one JSON text a line), as the provider sends them."""
+    if dialect in ('openai-chat',):
+        # The AI SDK's own rebuild of every Chat Completions fixture: each payload, then [DONE].
+        return (''.join(f'data: {line}\n\n' for line in lines) + 'data: [DONE]\n\n').encode('utf-8'), 'sse'
+    if dialect in ('anthropic', 'openai-responses', 'cohere'):
+        # These name every event by its `type`, and end at their own last event, with no [DONE].
+        return ''.join(f'event: {json.loads(line)["type"]}\ndata: {line}\n\n' for line in lines).encode('utf-8'), 'sse'
+    if dialect == 'gemini':
+        return ''.join(f'data: {line}\n\n' for line in lines).encode('utf-8'), 'sse'
+    if dialect == 'bedrock-converse':
+        # Each line is {"<event type>": <payload>}: the payload rides in a message of that type. The
+        # payload is written back as compact JSON, as AWS writes it.
+        out = b''
+        for line in lines:
+            ((event_type, payload),) = json.loads(line).items()
+            out += aws_event_message(event_type, dumps(payload))
+        return out, 'eventstream'
+    raise ValueError(dialect)
+
+
+def corpus_name(path):
+    """`<fixture>` when its name starts with its package's, else `<package>.<fixture>`."""
+    package = path.split('/')[1]
+    base = os.path.basename(path)[: -len('.chunks.txt')]
+    return base if base.startswith(package + '-') else f'{package}.{base}'
+
+
+def git(mirror, *args):
+    return subprocess.run(['git', '-C', mirror, *args], check=True, capture_output=True).stdout
+
+
+def build_corpus(mirror, genai_mirror, ollama_mirror):
+    """Writes corpus/: the replies of both sources, and corpus/sources.json (origin, blob, last
+    commit, sha256 of each), from which SOURCES.md is written."""
+    target = os.path.join(MARBLES, 'corpus')
+    known = {}
+    sources_path = os.path.join(target, 'sources.json')
+    if os.path.exists(sources_path):
+        for entry in json.load(open(sources_path, encoding='utf-8'))['recorded']:
+            known[(entry['repository'], entry['path'], entry.get('interaction'))] = entry['sourceSha256']
+    entries, left_out = build_corpus_ai_sdk(mirror, known)
+    more, more_left_out = build_corpus_genai(genai_mirror, known)
+    entries, left_out = entries + more, left_out + more_left_out
+    more, more_left_out = build_corpus_ollama(ollama_mirror, known)
+    entries, left_out = entries + more, left_out + more_left_out
+    write_json(sources_path, {'recorded': entries, 'leftOut': left_out})
+    write_sources_md(entries, left_out)
+
+
+def build_corpus_ai_sdk(mirror, known):
+    """Copies vercel/ai's fixtures out of the snapshot (`git show <commit>:<path>`) and rebuilds their
+    bytes under corpus/<dialect>/."""
+    target = os.path.join(MARBLES, 'corpus')
+    in_real = set()
+    real_sources = open(os.path.join(MARBLES, 'real', 'SOURCES.md'), encoding='utf-8').read()
+    for match in re.finditer(r'(packages/\S+?\.chunks\.txt)', real_sources):
+        in_real.add(match.group(1))
+    paths = [p for p in git(mirror, 'ls-tree', '-r', '--name-only', CORPUS_COMMIT).decode().split('\n')
+             if re.search(r'__fixtures__/.*\.chunks\.txt$', p)]
+    entries, left_out = [], []
+    # The same bytes under two paths are one recording (Azure's tests reuse OpenAI's files).
+    seen_blobs = {git(mirror, 'rev-parse', f'{CORPUS_COMMIT}:{path}').decode().strip(): path for path in in_real if path in paths}
+    for path in sorted(paths):
+        reason = next((why for prefix, why in CORPUS_LEFT_OUT.items() if path.startswith(prefix)), None)
+        if reason is None and path in in_real:
+            reason = 'already in real/'
+        blob = None
+        if reason is None:
+            blob = git(mirror, 'rev-parse', f'{CORPUS_COMMIT}:{path}').decode().strip()
+            if blob in seen_blobs:
+                reason = f'the same bytes as {seen_blobs[blob]}'
+            seen_blobs.setdefault(blob, path)
+        if reason is not None:
+            left_out.append({'path': path, 'reason': reason})
+            continue
+        raw = git(mirror, 'show', f'{CORPUS_COMMIT}:{path}')
+        if known.get((CORPUS_REPO, path, None), hashlib.sha256(raw).hexdigest()) != hashlib.sha256(raw).hexdigest():
+            sys.exit(f'{path}: sha256 differs from corpus/sources.json')
+        lines = [line for line in raw.decode('utf-8').split('\n') if line.strip() != '']
+        dialect = corpus_dialect(json.loads(lines[0]))
+        if dialect is None:
+            left_out.append({'path': path, 'reason': 'not a chat reply of a dialect this library reads'})
+            continue
+        wire, extension = corpus_wire(dialect, lines)
+        name = f'{dialect}/{corpus_name(path)}.{extension}'
+        write_bytes(os.path.join(target, name), wire)
+        entries.append({
+            'file': name,
+            'repository': CORPUS_REPO,
+            'commit': CORPUS_COMMIT,
+            'path': path,
+            'lastCommit': git(mirror, 'log', '-1', '--format=%H', CORPUS_COMMIT, '--', path).decode().strip(),
+            'blob': blob,
+            'license': CORPUS_LICENSE,
+            'payloads': len(lines),
+            'sourceSha256': hashlib.sha256(raw).hexdigest(),
+            'sha256': hashlib.sha256(wire).hexdigest(),
+        })
+        print(f'corpus/{name}  ({len(lines)} payloads)')
+    return entries, left_out
+
+
+GENAI_REPO = 'googleapis/js-genai'
+GENAI_COMMIT = '6e9b35c45e21f0d37179a24d29dca01ebed698e6'
+GENAI_LICENSE = 'Apache-2.0 (Copyright Google LLC)'
+
+
+# Replies that read wrong today, left out so that the corpus spec holds what passes; each is a finding.
+MCP_FINDING = ('server-side MCP: the Gemini API ran the tool itself, and the reply goes on after the first '
+               'finishReason (functionCall, STOP; functionResponse; the answer; STOP). The library ends the reply '
+               'at the first finishReason: it drops the answer and hands the program a call the server already ran')
+GENAI_LEFT_OUT = {
+    'Chats_Tests_sendMessage_multiple_messages_with_server_side_MCP_tools_stream': MCP_FINDING,
+    'Client_Tests_server_side_MCP_server_ML_Dev_should_call_server_side_MCP_server,_stream': MCP_FINDING,
+}
+
+
+def base_name(path):
+    return os.path.basename(path).rsplit('.', 1)[0]
+
+
+def build_corpus_genai(mirror, known):
+    """The replies of Gemini and Vertex AI recorded by the system tests of Google's JavaScript SDK
+    (test/system/recordings/*.json): every interaction answered 200 with `text/event-stream`. The
+    recorder kept each event's JSON as a `bodySegments` entry; the wire is rebuilt as Google sends it,
+    `data: <json>` and a blank line, with CRLF line ends, no [DONE]."""
+    folder = 'test/system/recordings/'
+    paths = [p for p in git(mirror, 'ls-tree', '-r', '--name-only', GENAI_COMMIT, folder).decode().split('\n') if p.endswith('.json')]
+    entries, left_out = [], []
+    for path in sorted(paths):
+        raw = git(mirror, 'show', f'{GENAI_COMMIT}:{path}')
+        recording = json.loads(raw)
+        streams = [(number, interaction) for number, interaction in enumerate(recording.get('interactions', []))
+                   if 'event-stream' in interaction['response']['headers'].get('Content-Type', '')]
+        for number, interaction in streams:
+            response = interaction['response']
+            where = {'path': path, 'interaction': number}
+            if str(response['statusCode']) != '200':
+                left_out.append(dict(where, reason=f'answered {response["statusCode"]}: an error body, not a stream'))
+                continue
+            if base_name(path) in GENAI_LEFT_OUT:
+                left_out.append(dict(where, reason=GENAI_LEFT_OUT[base_name(path)]))
+                continue
+            segments = response.get('bodySegments') or []
+            if not segments:
+                left_out.append(dict(where, reason='an empty body (Content-Length: 0)'))
+                continue
+            if known.get((GENAI_REPO, path, number), hashlib.sha256(raw).hexdigest()) != hashlib.sha256(raw).hexdigest():
+                sys.exit(f'{path}: sha256 differs from corpus/sources.json')
+            wire = ''.join(f'data: {dumps(segment)}\r\n\r\n' for segment in segments).encode('utf-8')
+            base = re.sub(r'[^A-Za-z0-9._-]', '-', os.path.basename(path)[: -len('.json')])
+            suffix = f'.{number}' if len(streams) > 1 else ''
+            name = f'gemini/js-genai.{base}{suffix}.sse'
+            write_bytes(os.path.join(MARBLES, 'corpus', name), wire)
+            entries.append({
+                'file': name,
+                'repository': GENAI_REPO,
+                'commit': GENAI_COMMIT,
+                'path': path,
+                'interaction': number,
+                'lastCommit': git(mirror, 'log', '-1', '--format=%H', GENAI_COMMIT, '--', path).decode().strip(),
+                'blob': git(mirror, 'rev-parse', f'{GENAI_COMMIT}:{path}').decode().strip(),
+                'license': GENAI_LICENSE,
+                'payloads': len(segments),
+                'sourceSha256': hashlib.sha256(raw).hexdigest(),
+                'sha256': hashlib.sha256(wire).hexdigest(),
+                'server': interaction['request'].get('serverAddress'),
+                'recordedAt': response['headers'].get('Date'),
+            })
+            print(f'corpus/{name}  ({len(segments)} payloads)')
+    return entries, left_out
+
+
+OLLAMA_REPO = 'attogram/ollama-bash-lib'
+OLLAMA_COMMIT = '613b8cb24642f78b8653229ee9d6c3fba90dcdf2'
+OLLAMA_LICENSE = 'MIT (Copyright 2025 Ollama Bash Lib, Attogram Project)'
+OLLAMA_DEMO = 'demos/ollama_generate_stream_json.md'
+
+
+def json_objects(text):
+    """The JSON objects of a text that holds them one after the other (jq's pretty print), or None."""
+    decoder, at, found = json.JSONDecoder(), 0, []
+    text = text.strip()
+    while at < len(text):
+        try:
+            value, at = decoder.raw_decode(text, at)
+        except ValueError:
+            return None
+        if not isinstance(value, dict):
+            return None
+        found.append(value)
+        while at < len(text) and text[at] in ' \n':
+            at += 1
+    return found
+
+
+def build_corpus_ollama(mirror, known):
+    """Ollama's native /api/generate stream, as the demo of a shell client printed it at each of its
+    versions (demos/ollama_generate_stream_json.md: the server's NDJSON lines pretty-printed by jq): the
+    first complete stream (a last object with done: true) of each model, newest version first. The wire
+    is rebuilt as Ollama sends it: each object as compact JSON on its own line."""
+    commits = git(mirror, 'log', '--format=%H', OLLAMA_COMMIT, '--', OLLAMA_DEMO).decode().split()
+    entries, left_out, models = [], [], set()
+    for commit in commits:
+        raw = git(mirror, 'show', f'{commit}:{OLLAMA_DEMO}')
+        blocks = re.findall(r'```json\n(.*?)```', raw.decode('utf-8'), re.S)
+        for number, block in enumerate(blocks):
+            objects = json_objects(block)
+            if not objects or objects[-1].get('done') is not True:
+                continue  # debug output mixed in, or not a whole stream
+            model = objects[0].get('model')
+            if model in models:
+                continue
+            models.add(model)
+            if known.get((OLLAMA_REPO, f'{OLLAMA_DEMO}@{commit}', number), hashlib.sha256(raw).hexdigest()) != hashlib.sha256(raw).hexdigest():
+                sys.exit(f'{OLLAMA_DEMO}@{commit}: sha256 differs from corpus/sources.json')
+            wire = ''.join(dumps(value) + '\n' for value in objects).encode('utf-8')
+            name = 'ollama/ollama-bash-lib.generate.' + re.sub(r'[^A-Za-z0-9._-]', '-', model) + '.ndjson'
+            write_bytes(os.path.join(MARBLES, 'corpus', name), wire)
+            entries.append({
+                'file': name,
+                'repository': OLLAMA_REPO,
+                'commit': commit,
+                'path': f'{OLLAMA_DEMO}@{commit}',
+                'interaction': number,
+                'lastCommit': commit,
+                'blob': git(mirror, 'rev-parse', f'{commit}:{OLLAMA_DEMO}').decode().strip(),
+                'license': OLLAMA_LICENSE,
+                'payloads': len(objects),
+                'sourceSha256': hashlib.sha256(raw).hexdigest(),
+                'sha256': hashlib.sha256(wire).hexdigest(),
+                'server': f'Ollama, {model}',
+                'recordedAt': objects[0].get('created_at'),
+            })
+            print(f'corpus/{name}  ({len(objects)} lines)')
+    return entries, left_out
+
+
+def write_sources_md(entries, left_out):
+    """corpus/SOURCES.md: the origin, license and checksums of every recording, from sources.json."""
+    lines = [CORPUS_HEADER]
+    for repository in sorted({entry['repository'] for entry in entries}):
+        mine = [entry for entry in entries if entry['repository'] == repository]
+        at = f' at `{mine[0]["commit"]}`' if len({entry['commit'] for entry in mine}) == 1 else ' (the commit of each in its path, after the @)'
+        lines.append(f'\n## {repository}{at} ({mine[0]["license"]}): {len(mine)} replies\n')
+        lines.append('| file | origin path | interaction | last commit of the path | payloads | sha256 of the origin file | sha256 of the wire bytes | note |')
+        lines.append('|---|---|---|---|---|---|---|---|')
+        for entry in sorted(mine, key=lambda entry: entry['file']):
+            note = CORPUS_NOTES.get(entry['file'], '')
+            if entry.get('server'):
+                note = f'{entry["server"]}, {entry["recordedAt"]}' + (f'; {note}' if note else '')
+            interaction = entry.get('interaction')
+            lines.append(f'| {entry["file"]} | {entry["path"]} | {"" if interaction is None else interaction} | '
+                         f'{entry["lastCommit"][:12]} | {entry["payloads"]} | {entry["sourceSha256"]} | {entry["sha256"]} | {note} |')
+    lines.append('\n## Left out\n')
+    lines.append('| origin path | interaction | why |')
+    lines.append('|---|---|---|')
+    for item in left_out:
+        lines.append(f'| {item["path"]} | {item.get("interaction", "")} | {item["reason"]} |')
+    with open(os.path.join(MARBLES, 'corpus', 'SOURCES.md'), 'w', encoding='utf-8') as handle:
+        handle.write('\n'.join(lines) + '\n')
+
+
+CORPUS_HEADER = '''# The recorded corpus: where each reply comes from
+
+Written by `../tools/build.py` from `sources.json`; do not edit by hand.
+
+Each reply was recorded by a public project from a live server and kept in its repository as test
+data. Only data files were taken, never code, with `git show <commit>:<path>` from a copy of the
+repository at the commit named below; the origin file's sha256 is checked on every rebuild. The wire
+bytes are rebuilt as the provider sends them (see marbles/README.md, "The recorded corpus"), and
+the expected reading beside each (`NAME.expected.json`) was written by `../tools/expected.py`, which
+shares no code with the library.
+
+A note says when a file looks written by hand rather than recorded (made-up ids, a zero timestamp):
+those are kept, as the projects keep them, and counted apart in marbles/README.md.'''
+
+# Files that look written by hand from the documented shapes rather than recorded, and why.
+CORPUS_NOTES = {
+    'bedrock-converse/amazon-bedrock-json-only-text-first.1.eventstream': 'looks written by hand: no messageStart, the id `json-tool-1`',
+    'bedrock-converse/amazon-bedrock-json-other-tool.1.eventstream': 'looks trimmed by hand: no messageStart, metadata before messageStop',
+    'bedrock-converse/amazon-bedrock-json-tool-text-then-weather-then-json.1.eventstream': 'looks written by hand: ids `weather-tool-1`, `weather-tool-2`',
+    'bedrock-converse/amazon-bedrock-json-tool.1.eventstream': 'looks written by hand: the id `json-tool-id`',
+    'bedrock-converse/amazon-bedrock-json-tool.2.eventstream': 'looks written by hand: the id `json-tool-id`',
+    'bedrock-converse/amazon-bedrock-json-tool.3.eventstream': 'looks written by hand: the id `json-tool-id`',
+    'bedrock-converse/amazon-bedrock-json-with-tool.1.eventstream': 'looks written by hand: ids `tool-1`, `json-tool-id`',
+    'bedrock-converse/amazon-bedrock-json-with-tools.1.eventstream': 'looks written by hand: ids `tool-1`, `tool-2`',
+    'bedrock-converse/amazon-bedrock-tool-call.1.eventstream': 'looks written by hand: the id `tool-use-id`',
+    'bedrock-converse/amazon-bedrock-tool-no-args.eventstream': 'looks written by hand: the id `tool-use-id`, an empty `start`',
+    'anthropic/anthropic-advisor-stop-reasons.sse': 'looks written by hand: ids `msg_advisor_stop_reasons`, `srvtoolu_advisor_plaintext`',
+    'anthropic/anthropic-fallback.sse': 'looks written by hand: the id `msg_01FallbackStreamAbcdefghij`',
+    'anthropic/anthropic-refusal.sse': 'looks written by hand: the id `msg_01RefusalStreamAbcdefghijk`',
+    'anthropic/anthropic-programmatic-tool-calling.1.sse': 'the replies of several steps in one file: the first ends at its `message_stop`, which is where both readers stop',
+    'openai-chat/moonshotai-stream.sse': 'looks written by hand: the id `chatcmpl-stream`',
+    'openai-responses/openai-apply-patch-tool-delete.1.sse': 'looks written by hand: ids `resp_delete_001`, `apc_delete_001`',
+    'openai-responses/openai-shell-container.1.sse': 'looks written by hand: ids counting up in hex (`resp_0f1a2b3c4d5e...`)',
+    'openai-responses/openai.github-copilot-id-rotation.1.sse': 'a capture whose ids were replaced (`capture-id-1`, ...)',
+    'openai-responses/xai-image-generation-tool.1.sse': 'looks written by hand or scrubbed: zero ids, `created_at: 0`',
+}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -542,7 +908,13 @@ def main(argv):
     shared = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', 'shared')
     parser.add_argument('--recordings', default=os.path.join(shared, 'recordings', 'ai-sdk'))
     parser.add_argument('--examples', default=os.path.join(shared, 'reference', 'dialect-examples'))
-    parser.add_argument('--only', choices=['openai', 'real', 'dialects'])
+    parser.add_argument('--mirror', default='/work/.mirror/vercel+ai/repo',
+                        help='a git directory holding vercel/ai at ' + CORPUS_COMMIT)
+    parser.add_argument('--ollama-mirror', default='/work/.mirror/attogram+ollama-bash-lib/repo',
+                        help='a git directory holding attogram/ollama-bash-lib at ' + OLLAMA_COMMIT)
+    parser.add_argument('--genai-mirror', default='/work/.mirror/googleapis+js-genai/repo',
+                        help='a git directory holding googleapis/js-genai at ' + GENAI_COMMIT)
+    parser.add_argument('--only', choices=['openai', 'real', 'dialects', 'corpus'])
     options = parser.parse_args(argv)
     if options.only in (None, 'openai'):
         build_synthetic()
@@ -551,6 +923,8 @@ def main(argv):
     if options.only in (None, 'dialects'):
         os.makedirs(os.path.join(MARBLES, 'dialects'), exist_ok=True)
         copy_examples(options.examples)
+    if options.only in (None, 'corpus'):
+        build_corpus(options.mirror, options.genai_mirror, options.ollama_mirror)
     return 0
 
 

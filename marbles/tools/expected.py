@@ -29,10 +29,12 @@ import argparse
 import json
 import os
 import re
+import struct
 import sys
+import zlib
 
 MARBLES = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RECORDING_EXTENSIONS = ('.sse', '.ndjson')
+RECORDING_EXTENSIONS = ('.sse', '.ndjson', '.eventstream')
 
 # Recordings that are not OpenAI Chat Completions, by path relative to marbles/.
 DIALECT_OF = {
@@ -210,6 +212,7 @@ class ToolCallAcc:
         self.kind = None  # 'custom' for a free-form call, whose text is never parsed
         self.closed = False  # a custom call: its item or its input was finished
         self.metadata = {}  # fields of its fragments that the dialect does not map, the last value of each
+        self.namespace = None  # the namespace of the function, when the provider names one
 
 
 def utf16_length(text):
@@ -232,10 +235,15 @@ class ChoiceAcc:
         self.sources = []  # sources cited or searched, in arrival order, in the shape of the Completion
         self.audio = None  # {'id', 'data': [pieces], 'transcript': [pieces], 'expiresAt'} once audio came
         self.provider_calls = []  # tools the provider ran itself: {id, name, type, input[, result]}
+        self.tool_requests = []  # calls that wait for the program's answer or approval: {id, type, kind, name, input}
         self.metadata = {}  # fields of the choice (and its deltas) that the dialect does not map, the last value of each
 
     def has_output(self):
         return bool(self.content or self.reasoning or self.refusal or self.calls or self.audio)
+
+    def keep_item(self, item):
+        """An item of a kind the dialect does not read: kept whole, in arrival order, under `items`."""
+        self.metadata.setdefault('items', []).append(item)
 
     def _new_call(self):
         call = ToolCallAcc(len(self.calls))
@@ -317,7 +325,7 @@ def joined(pieces):
 
 # The parts of a choice (and of the Completion, choice 0's) present only when the stream carried them,
 # in the order of the interface: after rawFinishReason in a choice, after reasoningTokens at the top.
-OPTIONAL_PARTS = ('reasoningSignatures', 'incompleteToolCalls', 'logprobs', 'sources', 'audio', 'providerToolCalls')
+OPTIONAL_PARTS = ('reasoningSignatures', 'incompleteToolCalls', 'logprobs', 'sources', 'audio', 'providerToolCalls', 'toolRequests')
 
 
 class Assembly:
@@ -437,6 +445,8 @@ class Assembly:
                     'arguments': arguments,
                     'args': args,
                 })
+                if call.namespace is not None:
+                    shaped['namespace'] = call.namespace
                 if call.metadata:
                     shaped['providerMetadata'] = {self.provider: dict(call.metadata)}
                 calls.append(shaped)
@@ -468,6 +478,8 @@ class Assembly:
                 }
             if choice.provider_calls:
                 entry['providerToolCalls'] = [dict(call) for call in choice.provider_calls]
+            if choice.tool_requests:
+                entry['toolRequests'] = [dict(request) for request in choice.tool_requests]
             if choice.metadata:
                 entry['providerMetadata'] = {self.provider: dict(choice.metadata)}
             choices.append(entry)
@@ -582,6 +594,26 @@ def keep_unmapped(into, fields, mapped):
             into[key] = value
 
 
+def mistral_parts(parts):
+    """Mistral's content as a list of chunks (its SDK's ContentChunk): the `text` of TextChunks is the
+    content, the text chunks inside a ThinkChunk's `thinking` list the reasoning. Returns the delta's
+    `content` and `reasoning_content` as plain strings (None when a kind is absent)."""
+    content, reasoning = [], []
+    for part in parts:
+        if not isinstance(part, dict):
+            raise Unsupported('a content part that is not an object')
+        if part.get('type') == 'text' and set(part) == {'type', 'text'}:
+            content.append(part['text'])
+        elif part.get('type') == 'thinking' and set(part) == {'type', 'thinking'} and isinstance(part['thinking'], list):
+            for inner in part['thinking']:
+                if not (isinstance(inner, dict) and inner.get('type') == 'text' and set(inner) == {'type', 'text'}):
+                    raise Unsupported('a thinking chunk holding more than text')
+                reasoning.append(inner['text'])
+        else:
+            raise Unsupported(f'a content part this reader does not know: {sorted(part)}')
+    return {'content': ''.join(content) if content else None, 'reasoning_content': ''.join(reasoning) if reasoning else None}
+
+
 def openai_chunk(assembly, chunk):
     assembly.provider = 'openai'
     assembly.take_id(chunk.get('id'))
@@ -600,12 +632,15 @@ def openai_chunk(assembly, chunk):
             choice = assembly.choice(key)
             keep_unmapped(choice.metadata, raw_choice, OPENAI_MAPPED_CHOICE)
             delta = raw_choice.get('delta')
+            if not isinstance(delta, dict) and isinstance(raw_choice.get('text'), str):
+                # The legacy Completions stream (`text_completion`): the text of the choice itself.
+                delta = {'content': raw_choice['text']}
             if not isinstance(delta, dict):
                 # A whole `message` and no delta: the reply in one chunk; after output, that output repeated.
                 message = raw_choice.get('message')
                 delta = message if isinstance(message, dict) and not had_output else {}
             if isinstance(delta.get('content'), list):
-                raise Unsupported('content as an array of parts')
+                delta = dict(delta, **mistral_parts(delta['content']))
             if delta.get('function_call') is not None:
                 raise Unsupported('legacy function_call')
             reasoning_content = text_piece(delta.get('reasoning_content'))
@@ -738,10 +773,16 @@ def anthropic_usage(assembly, usage):
         if is_number(usage.get(key)):
             raw[key] = usage[key]
     fields = {'completion': usage.get('output_tokens')}
+    details = usage.get('output_tokens_details')
+    if isinstance(details, dict):
+        fields['reasoning'] = details.get('thinking_tokens')
     if any(is_number(usage.get(key)) for key in raw):
         fields['prompt'] = sum(raw.values())
-        fields['cached'] = raw.get('cache_read_input_tokens', 0)
-        fields['cache_write'] = raw.get('cache_creation_input_tokens', 0)
+        # A cache count the stream never gave stays absent (docs/dialects.md, "Usage").
+        if 'cache_read_input_tokens' in raw:
+            fields['cached'] = raw['cache_read_input_tokens']
+        if 'cache_creation_input_tokens' in raw:
+            fields['cache_write'] = raw['cache_creation_input_tokens']
     assembly.merge_usage(fields)
 
 
@@ -777,6 +818,141 @@ ANTHROPIC_MAPPED_DELTA = {
 }
 
 
+class AnthropicBlocks:
+    """What `anthropic` reads beyond text, thinking and tool_use blocks (docs/dialects.md, anthropic):
+    `server_tool_use` and `mcp_tool_use` blocks are tools the provider ran (their input the
+    input_json_delta fragments, parsed at the block's stop), each `*_tool_result` block their result
+    (its `content`); a text block's citations are sources spanning that block; a block of any other
+    type is kept whole under `items`, as it started, then its deltas. `read` returns True when it took
+    the event, so that the plain reader does not see it."""
+
+    SERVER_TOOLS = ('server_tool_use', 'mcp_tool_use')
+    MAPPED_SERVER_TOOL = {'type', 'id', 'name', 'input'}
+    MAPPED_RESULT = {'type', 'tool_use_id', 'content'}
+    READ_BY_PLAIN_READER = ('text', 'thinking', 'redacted_thinking', 'tool_use')
+
+    def __init__(self, choice):
+        self.choice = choice
+        self.kinds = {}  # block index -> block type, for the blocks read here
+        self.inputs = {}  # server tool block index -> (id, input fragments, block input)
+        self.text_starts = {}  # text block index -> where its text begins in the content (UTF-16)
+        self.citations = {}  # text block index -> its citations, in order
+        self.whole_inputs = {}  # tool_use block index -> the input its start gave whole
+
+    def content_length(self):
+        return utf16_length(''.join(self.choice.content))
+
+    def read(self, number, event):
+        kind = event.get('type')
+        index = event.get('index')
+        if kind == 'content_block_start':
+            block = event.get('content_block') or {}
+            block_type = block.get('type')
+            if block_type == 'text':
+                self.text_starts[index] = self.content_length()
+                self.citations[index] = [c for c in block.get('citations') or [] if isinstance(c, dict)]
+                return False
+            if block_type == 'tool_use' and isinstance(block.get('input'), dict) and block['input']:
+                # A call whose input came whole at its start (a call made from code): no delta follows.
+                self.whole_inputs[index] = block['input']
+            if block_type in self.READ_BY_PLAIN_READER:
+                return False
+            self.kinds[index] = block_type
+            if block_type in self.SERVER_TOOLS:
+                self.inputs[index] = (text_piece(block.get('id')), text_piece(block.get('name')), [], block.get('input'))
+                keep_unmapped(self.choice.metadata, block, self.MAPPED_SERVER_TOOL)
+            elif isinstance(block_type, str) and block_type.endswith('_tool_result'):
+                tool_id = text_piece(block.get('tool_use_id'))
+                if tool_id is None:
+                    raise Unsupported(f'event {number}: a tool result without tool_use_id')
+                self.choice.provider_result(tool_id, block.get('content'))
+                keep_unmapped(self.choice.metadata, block, self.MAPPED_RESULT)
+            else:
+                self.choice.keep_item(block)
+            return True
+        if kind == 'content_block_delta':
+            delta = event.get('delta') or {}
+            if index in self.citations and delta.get('type') == 'citations_delta':
+                if isinstance(delta.get('citation'), dict):
+                    self.citations[index].append(delta['citation'])
+                return False
+            if index not in self.kinds:
+                return False
+            if index in self.inputs and delta.get('type') == 'input_json_delta':
+                piece = delta.get('partial_json')
+                self.inputs[index][2].append(piece if isinstance(piece, str) else '')
+            else:
+                self.choice.keep_item(delta)
+            return True
+        if kind == 'content_block_stop':
+            if index in self.whole_inputs:
+                call = self.choice.calls[self.choice.by_key[('block', index)]]
+                whole = js_stringify(self.whole_inputs.pop(index))
+                if ''.join(call.arguments) == '':
+                    call.arguments = [whole]
+                elif ''.join(call.arguments) != whole:
+                    raise Unsupported(f'event {number}: a call whose deltas differ from its whole input')
+            if index in self.citations:
+                self.cite(index)
+                return False
+            if index in self.inputs:
+                self.server_tool(number, index)
+            return index in self.kinds
+        return False
+
+    def server_tool(self, number, index):
+        tool_id, name, pieces, placeholder = self.inputs.pop(index)
+        text = ''.join(pieces)
+        if text == '':
+            tool_input = placeholder if placeholder is not None else {}
+        else:
+            try:
+                tool_input = parse_json(text)
+            except ValueError:
+                raise Unsupported(f'event {number}: a server tool input that is not JSON')
+        if tool_id is None:
+            raise Unsupported(f'event {number}: a server tool without an id')
+        self.choice.provider_call(tool_id, name, self.kinds[index], tool_input)
+
+    def cite(self, index):
+        start, end = self.text_starts.pop(index), self.content_length()
+        for citation in self.citations.pop(index):
+            source = anthropic_source(citation)
+            if source is not None:
+                source['span'] = {'start': start, 'end': end}
+                self.choice.sources.append(source)
+
+
+def anthropic_source(citation):
+    """The source a citation names: a web page, or a document of the request (by its index), or a
+    search result (a document whose `source` is its URL). None for a location of another type."""
+    kind = citation.get('type')
+    if kind == 'web_search_result_location':
+        url = text_piece(citation.get('url'))
+        if url is None:
+            return None
+        source = {'kind': 'url', 'url': url}
+    elif kind in ('char_location', 'page_location', 'content_block_location'):
+        index = citation.get('document_index')
+        if not is_int(index):
+            return None
+        source = {'kind': 'document', 'documentId': str(index)}
+    elif kind == 'search_result_location':
+        source = {'kind': 'document'}
+        url = text_piece(citation.get('source'))
+        if url is not None:
+            source['url'] = url
+    else:
+        return None
+    title = text_piece(citation.get('title')) or text_piece(citation.get('document_title'))
+    if title is not None:
+        source['title'] = title
+    cited = text_piece(citation.get('cited_text'))
+    if cited is not None:
+        source['citedText'] = cited
+    return source
+
+
 def read_anthropic(raw):
     assembly = Assembly('anthropic')
     assembly.provider = 'anthropic'
@@ -786,10 +962,13 @@ def read_anthropic(raw):
         frames, cut_mid_line = read_sse(raw)
         choice = assembly.choice(0)
         blocks = {}
+        extra = AnthropicBlocks(choice)
         done = False
         for number, frame in enumerate(frames, 1):
             event = parse_payload(frame.data, f'event {number}')
             kind = event.get('type')  # repeats the event name; robust when a proxy dropped `event:`
+            if extra.read(number, event):
+                continue
             if frame.event not in ('message', kind):
                 raise Unsupported(f'event {number}: event name {frame.event!r} differs from type {kind!r}')
             if kind in ANTHROPIC_MAPPED_EVENT:
@@ -989,8 +1168,8 @@ RESPONSES_CALL_ITEMS = ('function_call', 'custom_tool_call')
 # Per item type; an image generation item is read whole (all but its id, type, status and image is
 # how the image was asked for), and an item of a type not read here is not looked into.
 RESPONSES_MAPPED_ITEM = {
-    'function_call': {'id', 'type', 'status', 'call_id', 'name', 'arguments'},
-    'custom_tool_call': {'id', 'type', 'status', 'call_id', 'name', 'input'},
+    'function_call': {'id', 'type', 'status', 'call_id', 'name', 'arguments', 'namespace'},
+    'custom_tool_call': {'id', 'type', 'status', 'call_id', 'name', 'input', 'namespace'},
     'message': {'id', 'type', 'status', 'role', 'content'},
     'reasoning': {'id', 'type', 'status', 'summary', 'content', 'encrypted_content'},
     'web_search_call': {'id', 'type', 'status', 'action'},
@@ -998,6 +1177,56 @@ RESPONSES_MAPPED_ITEM = {
     'code_interpreter_call': {'id', 'type', 'status', 'code', 'container_id', 'outputs'},
     'mcp_call': {'id', 'type', 'status', 'name', 'server_label', 'arguments', 'output', 'error'},
 }
+
+
+# The item types read above; a finished item of any other type is kept whole under `items`.
+RESPONSES_READ_ITEMS = ('message', 'reasoning', 'function_call', 'custom_tool_call', 'web_search_call',
+                        'file_search_call', 'code_interpreter_call', 'image_generation_call', 'mcp_call')
+
+
+def responses_namespace(call, item):
+    namespace = text_piece(item.get('namespace'))
+    if namespace is not None:
+        call.namespace = namespace
+
+
+def responses_whole_arguments(number, choice, key, arguments):
+    """The whole arguments a `.done` event or the finished item repeats: the call's arguments when no
+    delta brought any (some servers send them only whole), else they must be what the deltas made."""
+    if key not in choice.by_key or not isinstance(arguments, str):
+        return
+    call = choice.calls[choice.by_key[key]]
+    so_far = ''.join(call.arguments)
+    if so_far == '':
+        call.arguments = [arguments]
+    elif so_far != arguments:
+        raise Unsupported(f'event {number}: arguments that differ from their deltas')
+
+
+def responses_tool_request(item):
+    """A finished item that waits for the program, and is no function (docs/dialects.md, openai-responses):
+    an MCP approval request (answered by its own id), or a built-in tool the program runs (answered by
+    its call_id): apply_patch_call, computer_call, local_shell_call, a shell_call with no environment
+    of the provider's, a tool_search_call the client executes. Its input: the item but for what names
+    it. None for any other item."""
+    kind = item.get('type')
+    if kind == 'mcp_approval_request':
+        request_id, request_kind = item.get('id'), 'approval'
+    elif kind in ('apply_patch_call', 'computer_call', 'local_shell_call') or (
+            kind == 'shell_call' and item.get('environment') is None) or (
+            kind == 'tool_search_call' and item.get('execution') == 'client'):
+        request_id, request_kind = item.get('call_id'), 'client-tool'
+    else:
+        return None
+    if text_piece(request_id) is None:
+        raise Unsupported(f'a {kind} without the id its answer names')
+    return {
+        'id': request_id,
+        'type': kind,
+        'kind': request_kind,
+        'name': text_piece(item.get('name')),
+        'input': without(item, ('id', 'type', 'status', 'call_id', 'name', 'execution')),
+    }
 
 
 def read_openai_responses(raw):
@@ -1077,10 +1306,12 @@ def read_openai_responses(raw):
                 item = event.get('item') or {}
                 if item.get('type') == 'function_call':
                     # call_id is the id a follow-up request answers; the item id only keys the fragments.
-                    choice.tool_fragment(('item', item.get('id')), text_piece(item.get('call_id')), text_piece(item.get('name')), '')
+                    call = choice.tool_fragment(('item', item.get('id')), text_piece(item.get('call_id')), text_piece(item.get('name')), '')
+                    responses_namespace(call, item)
                 elif item.get('type') == 'custom_tool_call':
                     # A free-form call: its input is raw text, streamed as custom_tool_call_input deltas.
-                    choice.tool_fragment(('item', item.get('id')), text_piece(item.get('call_id')), text_piece(item.get('name')), '', kind='custom')
+                    call = choice.tool_fragment(('item', item.get('id')), text_piece(item.get('call_id')), text_piece(item.get('name')), '', kind='custom')
+                    responses_namespace(call, item)
                 keep_fields(number, event, kind)
             elif kind == 'response.output_item.done':
                 item = event.get('item') or {}
@@ -1092,6 +1323,12 @@ def read_openai_responses(raw):
                     key = ('item', item.get('id'))
                     choice.tool_fragment(key, text_piece(item.get('call_id')), text_piece(item.get('name')), '', kind='custom')
                     close_custom(number, key, item.get('input'))
+                elif item.get('type') == 'function_call':
+                    responses_whole_arguments(number, choice, ('item', item.get('id')), item.get('arguments'))
+                elif responses_tool_request(item) is not None:
+                    choice.tool_requests.append(responses_tool_request(item))
+                elif item.get('type') not in RESPONSES_READ_ITEMS:
+                    choice.keep_item(item)
                 else:
                     tool = responses_provider_tool(item)
                     tool_id = text_piece(item.get('id'))
@@ -1151,6 +1388,8 @@ def read_openai_responses(raw):
                 piece = text_piece(event.get('delta'))
                 if piece is not None:
                     choice.reasoning.append(piece)
+            elif kind == 'response.function_call_arguments.done':
+                responses_whole_arguments(number, choice, ('item', event.get('item_id')), event.get('arguments'))
             elif kind == 'response.function_call_arguments.delta':
                 key = ('item', event.get('item_id'))
                 if key not in choice.by_key:
@@ -1262,6 +1501,9 @@ GEMINI_MAPPED_GROUNDING = {'groundingChunks', 'groundingSupports'}
 GEMINI_MAPPED_URL_CONTEXT = {'urlMetadata'}
 
 
+MAX_PROVIDER_METADATA_CHARS = 256 * 1024
+
+
 def read_gemini(raw):
     assembly = Assembly('gemini')
     assembly.provider = 'google'
@@ -1292,7 +1534,14 @@ def read_gemini(raw):
                         keep_unmapped(choice.metadata, candidate[key], mapped)
                 for part in content.get('parts') or []:
                     if part and not any(key in part for key in GEMINI_MAPPED_PART):
-                        raise Unsupported('a part of a kind this reader does not read (kept whole by the library)')
+                        # An image, a file, a function response: kept whole, in arrival order, under `items`,
+                        # unless it alone is past the cap on what is kept (docs/dialects.md, 256 Ki characters
+                        # of JSON text): then nothing of it is, and the reply's bag says `$capped`.
+                        if len(js_stringify(part)) > MAX_PROVIDER_METADATA_CHARS:
+                            assembly.metadata['$capped'] = True
+                        else:
+                            choice.keep_item(part)
+                        continue
                     signature = text_piece(part.get('thoughtSignature'))
                     if signature is not None:
                         choice.signatures.append(signature)
@@ -1396,6 +1645,13 @@ def read_ollama(raw):
             if piece is not None:
                 choice.reasoning.append(piece)
             piece = text_piece(message.get('content'))
+            if piece is not None:
+                choice.content.append(piece)
+            # /api/generate: the text and the thinking are the line's own `response` and `thinking`.
+            piece = text_piece(obj.get('thinking'))
+            if piece is not None:
+                choice.reasoning.append(piece)
+            piece = text_piece(obj.get('response'))
             if piece is not None:
                 choice.content.append(piece)
             for call in message.get('tool_calls') or []:
@@ -1523,6 +1779,231 @@ def read_typed_events(raw):
 
 
 # --------------------------------------------------------------------------------------------------
+# Cohere v2 chat stream
+
+COHERE_FINISH = normalizer({
+    'COMPLETE': 'stop',
+    'STOP_SEQUENCE': 'stop',
+    'MAX_TOKENS': 'length',
+    'TOOL_CALL': 'tool_calls',
+    'ERROR': 'error',
+    'TIMEOUT': 'error',
+})
+COHERE_MAPPED_CALL = {'id', 'type', 'function'}
+COHERE_MAPPED_FUNCTION = {'name', 'arguments'}
+COHERE_MAPPED_BLOCK = {'type', 'text', 'thinking'}
+
+
+def read_cohere(raw):
+    """Cohere's v2 chat stream (its SDK's StreamedChatResponseV2): the tool plan and `thinking` blocks
+    are reasoning, `text` blocks the content, tool calls by `tool-call-start` (a new call each) and the
+    argument text of `tool-call-delta`s, `message-end`'s finish and usage (`tokens`; `billed_units` is
+    what Cohere bills, not what the model read; total = input + output). No model on the wire. Citations
+    are not read here: a stream with them is not given an expectation."""
+    assembly = Assembly('cohere')
+    assembly.provider = 'cohere'
+    assembly.sum_total = True
+
+    def body():
+        frames, cut_mid_line = read_sse(raw)
+        choice = assembly.choice(0)
+        blocks = {}
+        calls = {}  # a call event's index -> the key of the call it started last
+        done = False
+        for number, frame in enumerate(frames, 1):
+            event = parse_payload(frame.data, f'event {number}')
+            kind = event.get('type')
+            if frame.event not in ('message', kind):
+                raise Unsupported(f'event {number}: event name {frame.event!r} differs from type {kind!r}')
+            message = ((event.get('delta') or {}).get('message')) or {}
+            index = event.get('index')
+            if kind == 'message-start':
+                assembly.take_id(event.get('id'))
+            elif kind == 'tool-plan-delta':
+                piece = text_piece(message.get('tool_plan'))
+                if piece is not None:
+                    choice.reasoning.append(piece)
+            elif kind in ('content-start', 'content-delta'):
+                content = message.get('content') or {}
+                if kind == 'content-start':
+                    blocks[index] = content.get('type')
+                block_type = blocks.get(index)
+                if block_type not in ('text', 'thinking'):
+                    raise Unsupported(f'event {number}: a content block of type {block_type!r}')
+                keep_unmapped(choice.metadata, content, COHERE_MAPPED_BLOCK)
+                piece = text_piece(content.get(block_type))
+                if piece is not None:
+                    (choice.content if block_type == 'text' else choice.reasoning).append(piece)
+            elif kind in ('tool-call-start', 'tool-call-delta'):
+                fragment = message.get('tool_calls') or {}
+                function = fragment.get('function') or {}
+                if kind == 'tool-call-start':
+                    calls[index] = ('call', number)
+                elif index not in calls:
+                    raise Unsupported(f'event {number}: a delta of a call never started')
+                arguments = function.get('arguments')
+                call = choice.tool_fragment(calls[index], text_piece(fragment.get('id')), text_piece(function.get('name')),
+                                            arguments if isinstance(arguments, str) else '')
+                keep_unmapped(call.metadata, fragment, COHERE_MAPPED_CALL)
+                keep_unmapped(call.metadata, function, COHERE_MAPPED_FUNCTION)
+            elif kind == 'message-end':
+                delta = event.get('delta') or {}
+                if delta.get('error') is not None:
+                    raise Fault('ProviderError', f'event {number} ends with an error')
+                finish = delta.get('finish_reason')
+                if not isinstance(finish, str):
+                    raise Fault('ProtocolError', f'event {number}: message-end without a finish_reason')
+                choice.raw_finish = finish
+                usage = delta.get('usage') or {}
+                tokens = usage.get('tokens') or {}
+                assembly.merge_usage({'prompt': tokens.get('input_tokens'), 'completion': tokens.get('output_tokens'),
+                                      'cached': usage.get('cached_tokens')})
+                done = True
+                break
+            elif kind in ('citation-start', 'citation-end'):
+                raise Unsupported('citations')
+            # content-end, tool-call-end and debug events carry nothing read here.
+        if cut_mid_line or not done:
+            raise Fault('StreamClosedEarlyError', 'no message-end')
+        return assembly.completion(COHERE_FINISH)
+
+    return run(assembly, body)
+
+
+# --------------------------------------------------------------------------------------------------
+# Amazon Bedrock ConverseStream (AWS's binary event stream)
+
+
+def read_aws_event_stream(raw):
+    """Returns (messages, cut): each message as (headers dict, payload bytes), every CRC-32 checked;
+    cut when the bytes stop inside a message. Follows AWS's event stream encoding: a prelude (total
+    length, headers length, CRC-32 of the two), headers (name length, name, type, value), the payload,
+    a CRC-32 of everything before it."""
+    messages, at = [], 0
+    while at < len(raw):
+        if len(raw) - at < 12:
+            return messages, True
+        total, headers_length, prelude_crc = struct.unpack_from('>III', raw, at)
+        if zlib.crc32(raw[at:at + 8]) & 0xFFFFFFFF != prelude_crc or total < 16 or headers_length > total - 16:
+            raise Unsupported(f'a broken prelude at byte {at}')
+        if len(raw) - at < total:
+            return messages, True
+        message = raw[at:at + total]
+        if zlib.crc32(message[:-4]) & 0xFFFFFFFF != struct.unpack_from('>I', message, total - 4)[0]:
+            raise Unsupported(f'a broken message CRC at byte {at}')
+        headers, h = {}, 12
+        while h < 12 + headers_length:
+            name_length = message[h]
+            name = message[h + 1:h + 1 + name_length].decode('utf-8')
+            kind = message[h + 1 + name_length]
+            h += 2 + name_length
+            if kind == 7 or kind == 6:
+                (length,) = struct.unpack_from('>H', message, h)
+                value = message[h + 2:h + 2 + length]
+                headers[name] = value.decode('utf-8') if kind == 7 else value
+                h += 2 + length
+            else:
+                raise Unsupported(f'a header of type {kind}')
+        messages.append((headers, message[12 + headers_length:total - 4]))
+        at += total
+    return messages, False
+
+
+BEDROCK_FINISH = normalizer({
+    'end_turn': 'stop',
+    'stop_sequence': 'stop',
+    'tool_use': 'tool_calls',
+    'max_tokens': 'length',
+    'guardrail_intervened': 'content_filter',
+    'content_filtered': 'content_filter',
+})
+BEDROCK_MAPPED_METADATA = {'usage'}
+BEDROCK_MAPPED_STOP = {'stopReason'}
+BEDROCK_MAPPED_TOOL_USE = {'toolUseId', 'name'}
+
+
+def read_bedrock_converse(raw):
+    """ConverseStream: text, toolUse (its input fragments joined), reasoningContent (text; signature and
+    redactedContent as reasoning signatures), messageStop's stopReason, metadata's usage (prompt = input
+    + cache read + cache write, total = prompt + output). No id (''), no model. Ends at messageStop."""
+    assembly = Assembly('bedrock-converse')
+    assembly.provider = 'bedrock'
+    assembly.sum_total = True
+
+    def body():
+        messages, cut = read_aws_event_stream(raw)
+        choice = assembly.choice(0)
+        stopped = False
+        for number, (headers, payload) in enumerate(messages, 1):
+            message_type = headers.get(':message-type')
+            if message_type in ('exception', 'error'):
+                raise Fault('ProviderError', f'message {number} is an {message_type}')
+            if message_type != 'event':
+                raise Unsupported(f'message {number} of type {message_type!r}')
+            kind = headers.get(':event-type')
+            event = parse_payload(payload.decode('utf-8'), f'message {number}')
+            if stopped and kind != 'metadata':
+                raise Unsupported(f'message {number}: {kind} after messageStop')
+            if kind == 'messageStart':
+                continue
+            index = event.get('contentBlockIndex')
+            if kind == 'contentBlockStart':
+                start = event.get('start') or {}
+                tool = start.get('toolUse')
+                if isinstance(tool, dict):
+                    if tool.get('type') is not None:
+                        raise Unsupported(f'message {number}: a toolUse of type {tool.get("type")!r}')
+                    call = choice.tool_fragment(('block', index), text_piece(tool.get('toolUseId')), text_piece(tool.get('name')), '')
+                    keep_unmapped(call.metadata, tool, BEDROCK_MAPPED_TOOL_USE)
+                elif start:
+                    choice.keep_item(start)
+            elif kind == 'contentBlockDelta':
+                delta = event.get('delta') or {}
+                for key, value in delta.items():
+                    if key == 'text':
+                        piece = text_piece(value)
+                        if piece is not None:
+                            choice.content.append(piece)
+                    elif key == 'toolUse' and isinstance(value, dict):
+                        if ('block', index) not in choice.by_key:
+                            raise Unsupported(f'message {number}: toolUse input for a block that never started')
+                        piece = value.get('input')
+                        choice.tool_fragment(('block', index), None, None, piece if isinstance(piece, str) else '')
+                    elif key == 'reasoningContent' and isinstance(value, dict):
+                        piece = text_piece(value.get('text'))
+                        if piece is not None:
+                            choice.reasoning.append(piece)
+                        for opaque in ('signature', 'redactedContent'):
+                            if text_piece(value.get(opaque)) is not None:
+                                choice.signatures.append(value[opaque])
+                    else:
+                        choice.keep_item({key: value})
+            elif kind == 'messageStop':
+                if isinstance(event.get('stopReason'), str):
+                    choice.raw_finish = event['stopReason']
+                keep_unmapped(choice.metadata, event, BEDROCK_MAPPED_STOP)
+                stopped = True
+            elif kind == 'metadata':
+                usage = event.get('usage') or {}
+                reads = {key: usage.get(key) for key in ('inputTokens', 'cacheReadInputTokens', 'cacheWriteInputTokens') if is_number(usage.get(key))}
+                fields = {'completion': usage.get('outputTokens')}
+                if reads:
+                    fields['prompt'] = sum(reads.values())
+                    if 'cacheReadInputTokens' in reads:
+                        fields['cached'] = reads['cacheReadInputTokens']
+                    if 'cacheWriteInputTokens' in reads:
+                        fields['cache_write'] = reads['cacheWriteInputTokens']
+                assembly.merge_usage(fields)
+                keep_unmapped(assembly.metadata, event, BEDROCK_MAPPED_METADATA)
+            # contentBlockStop closes a block; nothing to read.
+        if cut or not stopped:
+            raise Fault('StreamClosedEarlyError', 'no messageStop')
+        return assembly.completion(BEDROCK_FINISH, missing_id='')
+
+    return run(assembly, body)
+
+
+# --------------------------------------------------------------------------------------------------
 # Driver
 
 READERS = {
@@ -1533,11 +2014,16 @@ READERS = {
     'ollama': read_ollama,
     'llamacpp-completion': read_llamacpp_completion,
     'typed-events': read_typed_events,
+    'bedrock-converse': read_bedrock_converse,
+    'cohere': read_cohere,
 }
 
 
 def dialect_of(path):
     relative = os.path.relpath(os.path.abspath(path), MARBLES).replace(os.sep, '/')
+    parts = relative.split('/')
+    if parts[0] == 'corpus' and len(parts) == 3:
+        return parts[1]  # corpus/<dialect>/<recording>
     return DIALECT_OF.get(relative, 'openai-chat')
 
 
@@ -1549,7 +2035,10 @@ def expected_path(path):
 def read_recording(path, dialect=None):
     with open(path, 'rb') as handle:
         raw = handle.read()
-    return READERS[dialect or dialect_of(path)](raw)
+    dialect = dialect or dialect_of(path)
+    if dialect not in READERS:
+        raise Unsupported(f'no reader for {dialect}')
+    return READERS[dialect](raw)
 
 
 def to_text(result):
