@@ -148,7 +148,7 @@ export function describeRelayContract(
         apps.push(a, b);
       }, 60_000);
 
-      it(`streams a reply started on A; a resume on B after Last-Event-ID joins to one whole read, one upstream request (${name})`, async () => {
+      it(`streams a reply from A; a resume on B after Last-Event-ID joins to one whole read, one upstream call (${name})`, async () => {
         const before = upstream.requests.length;
         const reply = { events: 80, size: 30, delayMs: 5 };
         const started = postChat(a.url, reply);
