@@ -22,11 +22,8 @@ export type RelayClientKind = 'ioredis' | 'redis' | 'redis4' | 'ioredis-cluster'
 
 /** Heartbeats renewed every 200 ms, dead after 600 ms: a dead producer is noticed within about a second. */
 const HEARTBEAT = { STORE_HEARTBEAT_INTERVAL: '200', STORE_HEARTBEAT_TIMEOUT: '600' };
-/**
- * A client that takes nothing for a second is dropped; half a MiB may wait for it (a resume's first
- * read of the store, 256 entries of the slow-client reply, is about 270 KB).
- */
-const CAP = 512 * 1024;
+/** A client that takes nothing for a second is dropped; 64 KiB may wait for it beyond what its socket took. */
+const CAP = 64 * 1024;
 const SINK = { RELAY_STALL_TIMEOUT: '1000', RELAY_MAX_BUFFERED_BYTES: String(CAP) };
 /** What a producer may hold for the store (the relay's default). */
 const PENDING = 1024 * 1024;
