@@ -13,7 +13,7 @@
 const { createServer } = require('node:http');
 const { fromFetch } = require('rxjs/fetch');
 const { assembleChunks, decodeUtf8, fromResponse, sseFrames } = require('rxjs-llm-stream');
-const { RedisStreamStore, StreamRelay } = require('rxjs-llm-stream/relay');
+const { RedisStreamStore, SlowClientError, StreamRelay } = require('rxjs-llm-stream/relay');
 
 const env = process.env;
 const number = (name, fallback) => (env[name] ? Number(env[name]) : fallback);
@@ -104,7 +104,9 @@ async function main() {
     stallTimeout: number('RELAY_STALL_TIMEOUT', 30_000),
     onError: (error, streamId, { during }) => console.warn(`stream ${streamId} (${during}): ${error.message}`),
   });
-  const warn = (error) => console.warn(`relay: ${error.message}`);
+  // The contract's slow-client spec waits for this line.
+  const warn = (error) =>
+    console.warn(error instanceof SlowClientError ? `relay: dropped a slow client (${error.reason})` : `relay: ${error.message}`);
   const formatOf = (url) => (url.searchParams.get('format') === 'ui-message-stream' ? 'ui-message-stream' : 'chat-events');
 
   const server = createServer(async (request, response) => {
