@@ -33,7 +33,14 @@ export interface ClusterTarget {
   stop(): Promise<void>;
 }
 
-/** A prefix for this run's keys: distinct from any other run's on a shared server. */
+/**
+ * A prefix for this run's keys: distinct from any other run's on a shared server.
+ *
+ * @example
+ * ```ts
+ * new RedisStreamStore({ client, blockingClient, prefix: `${RUN_PREFIX}t1:` });
+ * ```
+ */
 export const RUN_PREFIX = `spec-${randomBytes(4).toString('hex')}:`;
 
 /** What the environment names, `undefined` when it is unset or empty. */
