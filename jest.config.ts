@@ -1,9 +1,21 @@
 import type { Config } from 'jest';
 
+/**
+ * The engine specs: the store and the relay on Redis Cluster, Sentinel, Valkey, an ACL user, and the
+ * relay's HTTP contract per engine (spec/relay/). They test the engines and the clients, not the
+ * Node version, and take most of the relay specs' time: `ENGINE_SPECS=skip` leaves them out, as
+ * `npm run test:node24` does (they run in `npm test`).
+ */
+const ENGINE_SPECS = ['cluster', 'clusterContract', 'sentinel', 'valkey', 'acl', 'relayContract'];
+
 const config: Config = {
   testEnvironment: 'node',
   roots: ['<rootDir>/spec'],
   testMatch: ['**/*.spec.ts'],
+  testPathIgnorePatterns: [
+    '/node_modules/',
+    ...(process.env['ENGINE_SPECS'] === 'skip' ? [`/spec/relay/(${ENGINE_SPECS.join('|')})\\.spec\\.ts$`] : []),
+  ],
   // Builds dist/ once, before the workers start: several specs load the built package.
   globalSetup: '<rootDir>/spec/support/globalSetup.ts',
   transform: {

@@ -1,6 +1,6 @@
 import Redis, { Cluster } from 'ioredis';
 import { createClient, createCluster } from 'redis';
-import { createClient as createClientV4 } from 'redis4';
+import { createClient as createClientV4, createCluster as createClusterV4 } from 'redis4';
 import { lastValueFrom, toArray } from 'rxjs';
 import { contentEntry as event, endEntry as end, delay } from './storeEntries';
 import { StreamClosedEarlyError } from '../../src/errors/errors';
@@ -10,39 +10,42 @@ import { RedisStreamStore } from '../../src/relay/RedisStreamStore';
 import { StreamStore } from '../../src/relay/StreamStore';
 import { StreamStoreOptions } from '../../src/relay/storeOptions';
 import { collect } from './collect';
-import { RedisCluster, RedisServer } from './redisServer';
+import { ClusterTarget, RUN_PREFIX, ServerTarget } from './engineUnderTest';
 
 // One contract for every store: in memory, and Redis Streams through each client a user may have
 // (ioredis, redis v5 and redis v4), against a real server (redis-server, valkey-server), or through
-// both cluster clients (ioredis Cluster, node-redis createCluster) against a Redis Cluster.
+// the cluster clients (ioredis Cluster, node-redis createCluster of v5 and v4) against a Redis Cluster.
 
 /**
- * Declares the store contract's specs against the server (or cluster) `start` starts, and the
- * in-memory store when `memory` is true; `clustered` when it starts a cluster (then through the
- * cluster clients).
+ * Declares the store contract's specs against the server (or cluster) `target` gives (started by
+ * the spec file, see `sharedTarget`), and the in-memory store when `memory` is true; `clustered`
+ * when it is a cluster (then through the cluster clients).
  *
  * @example
  * ```ts
- * describeStoreContract(() => startValkey(), { memory: false });
+ * const valkey = sharedTarget(valkeyUnderTest);
+ * describeStoreContract(valkey, { memory: false });
  * ```
  */
 export function describeStoreContract(
-  start: () => Promise<RedisServer | RedisCluster>,
+  target: () => ServerTarget | ClusterTarget,
   { memory, clustered = false }: { memory: boolean; clustered?: boolean },
 ): void {
-  let redis: RedisServer;
-  let cluster: RedisCluster;
-  let server: RedisServer | RedisCluster;
+  describe('the store contract', () => {
+    defineStoreContract(target, memory, clustered);
+  });
+}
+
+/** The contract's specs, in the describe of `describeStoreContract` (its clients are closed when it ends). */
+function defineStoreContract(target: () => ServerTarget | ClusterTarget, memory: boolean, clustered: boolean): void {
   const closers: Array<() => Promise<unknown>> = [];
-  beforeAll(async () => {
-    server = await start();
-    if ('seeds' in server) cluster = server;
-    else redis = server;
-  }, 60_000);
   afterAll(async () => {
     await Promise.all(closers.map((close) => close()));
-    await server?.stop();
   });
+  const server = (): ServerTarget => target() as ServerTarget;
+  const cluster = (): ClusterTarget => target() as ClusterTarget;
+  /** A prefix of this store's own, under this run's (the server may be a shared one, see engineUnderTest.ts). */
+  const prefix = (): string => `${RUN_PREFIX}t${closers.length}:`;
 
   /** Fast heartbeats, so that a lapse is seen within a second. */
   const FAST: StreamStoreOptions = { heartbeatInterval: 100, heartbeatTimeout: 300 };
@@ -54,31 +57,31 @@ export function describeStoreContract(
     [
       'RedisStreamStore over ioredis',
       async (options) => {
-        const client = new Redis(redis.url);
+        const client = new Redis(server().url);
         const blockingClient = client.duplicate();
         closers.push(
           () => client.quit(),
           () => blockingClient.quit(),
         );
-        return new RedisStreamStore({ ...FAST, ...options, client, blockingClient, prefix: `t${closers.length}:` });
+        return new RedisStreamStore({ ...FAST, ...options, client, blockingClient, prefix: prefix() });
       },
     ],
     [
       'RedisStreamStore over redis v5',
       async (options) => {
-        const client = await createClient({ url: redis.url }).connect();
+        const client = await createClient({ url: server().url }).connect();
         const blockingClient = await client.duplicate().connect();
         closers.push(
           () => client.quit(),
           () => blockingClient.quit(),
         );
-        return new RedisStreamStore({ ...FAST, ...options, client, blockingClient, prefix: `t${closers.length}:` });
+        return new RedisStreamStore({ ...FAST, ...options, client, blockingClient, prefix: prefix() });
       },
     ],
     [
       'RedisStreamStore over redis v4',
       async (options) => {
-        const client = createClientV4({ url: redis.url });
+        const client = createClientV4({ url: server().url });
         await client.connect();
         const blockingClient = client.duplicate();
         await blockingClient.connect();
@@ -86,7 +89,7 @@ export function describeStoreContract(
           () => client.quit(),
           () => blockingClient.quit(),
         );
-        return new RedisStreamStore({ ...FAST, ...options, client, blockingClient, prefix: `t${closers.length}:` });
+        return new RedisStreamStore({ ...FAST, ...options, client, blockingClient, prefix: prefix() });
       },
     ],
   ];
@@ -95,27 +98,51 @@ export function describeStoreContract(
     [
       'RedisStreamStore over ioredis Cluster',
       async (options) => {
-        const client = new Cluster(cluster.seeds.map((seed) => ({ ...seed })));
+        const { seeds, auth } = cluster();
+        const client = new Cluster(
+          seeds.map((seed) => ({ ...seed })),
+          { redisOptions: { username: auth.username, password: auth.password, ...(auth.tls ? { tls: {} } : {}) } },
+        );
         const blockingClient = client.duplicate();
         closers.push(
           () => client.quit(),
           () => blockingClient.quit(),
         );
-        return new RedisStreamStore({ ...FAST, ...options, client, blockingClient, prefix: `t${closers.length}:` });
+        return new RedisStreamStore({ ...FAST, ...options, client, blockingClient, prefix: prefix() });
       },
     ],
     [
       'RedisStreamStore over node-redis createCluster',
       async (options) => {
+        const { urls, auth } = cluster();
         const client = await createCluster({
-          rootNodes: cluster.seeds.map((seed) => ({ url: `redis://${seed.host}:${seed.port}` })),
+          rootNodes: urls.map((url) => ({ url })),
+          defaults: { username: auth.username, password: auth.password },
         }).connect();
         const blockingClient = await client.duplicate().connect();
         closers.push(
           () => client.quit(),
           () => blockingClient.quit(),
         );
-        return new RedisStreamStore({ ...FAST, ...options, client, blockingClient, prefix: `t${closers.length}:` });
+        return new RedisStreamStore({ ...FAST, ...options, client, blockingClient, prefix: prefix() });
+      },
+    ],
+    [
+      'RedisStreamStore over node-redis v4 createCluster',
+      async (options) => {
+        const { urls, auth } = cluster();
+        const client = createClusterV4({
+          rootNodes: urls.map((url) => ({ url })),
+          defaults: { username: auth.username, password: auth.password },
+        });
+        await client.connect();
+        const blockingClient = client.duplicate();
+        await blockingClient.connect();
+        closers.push(
+          () => client.quit(),
+          () => blockingClient.quit(),
+        );
+        return new RedisStreamStore({ ...FAST, ...options, client, blockingClient, prefix: prefix() });
       },
     ],
   ];

@@ -65,8 +65,12 @@ export function readStream(store: StreamStore, streamId: string, options: ReadSt
         });
         aborted.signal.addEventListener('abort', done, { once: true });
       });
-    /** Delivers entries; answers true at the end. */
-    const deliver = (entries: readonly StreamEntry[]): boolean => {
+    /**
+     * Delivers entries, holding the rest of them while the demand is paused (a batch may be more than
+     * the reader's sink may hold: it pauses between two entries as between two reads); answers true
+     * at the end.
+     */
+    const deliver = async (entries: readonly StreamEntry[]): Promise<boolean> => {
       if (entries[0]!.id !== after + 1) {
         throw new StreamClosedEarlyError(
           `the stream store no longer holds the entries of stream ${streamId} after ${after} (trimmed to its length cap)`,
@@ -76,6 +80,7 @@ export function readStream(store: StreamStore, streamId: string, options: ReadSt
         );
       }
       for (const entry of entries) {
+        if (demand?.paused === true) await resumed();
         if (subscriber.closed) return true;
         subscriber.next(entry);
         after = entry.id;
@@ -92,7 +97,7 @@ export function readStream(store: StreamStore, streamId: string, options: ReadSt
         const entries = await read(store.timing.heartbeatInterval);
         if (subscriber.closed) return;
         if (entries.length > 0) {
-          if (deliver(entries)) return subscriber.complete();
+          if (await deliver(entries)) return subscriber.complete();
           continue;
         }
         // Nothing for a whole heartbeat interval: is the stream still there, and its producer alive?
@@ -102,7 +107,7 @@ export function readStream(store: StreamStore, streamId: string, options: ReadSt
         if (state.lastId > after || state.alive) continue;
         // Dead, or it ended in between: what it stored last is read before the verdict.
         const last = await read(0);
-        if (last.length > 0 && deliver(last)) return subscriber.complete();
+        if (last.length > 0 && (await deliver(last))) return subscriber.complete();
         if (last.length > 0) continue;
         throw new StreamClosedEarlyError(
           `the producer of stream ${streamId} stopped renewing its heartbeat after entry ${after} with no end stored: taken for dead`,

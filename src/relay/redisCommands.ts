@@ -3,8 +3,8 @@ import { StreamClosedEarlyError } from '../errors/errors.js';
 
 /**
  * A Redis client of the user's, as the store needs it: `ioredis` (`Redis` or `Cluster`: its `call`)
- * or `redis` v4 and v5 (`createClient`'s `sendCommand`, or `createCluster`'s). The store sends plain
- * commands, so neither package is a dependency of this one.
+ * or `redis` v4 and v5 (`createClient`'s `sendCommand`, or `createCluster`'s, or v5 `createSentinel`'s).
+ * The store sends plain commands, so neither package is a dependency of this one.
  *
  * @example
  * ```ts
@@ -19,7 +19,8 @@ export type RedisClientLike =
   | {
       sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: string[]): Promise<unknown>;
       readonly masters: unknown;
-    };
+    }
+  | NodeRedisSentinelLike;
 
 /** Sends one command, failing typed when the client fails or does not answer within `timeoutMs`. */
 export type RedisSend = (args: readonly string[], timeoutMs: number) => Promise<unknown>;
@@ -45,6 +46,13 @@ interface IoredisLike {
   call(command: string, ...args: string[]): Promise<unknown>;
   multi?: (commands: string[][]) => { exec(): Promise<Array<[Error | null, unknown]> | null> };
   isCluster?: boolean;
+}
+/** node-redis v5 `createSentinel()`: commands go to the primary it finds through the sentinels. */
+interface NodeRedisSentinelLike {
+  sendCommand(isReadonly: boolean | undefined, args: string[]): Promise<unknown>;
+  /** Runs `fn` on one connection of its pool, leased for it alone (a transaction's commands must meet on one). */
+  use<T>(fn: (lease: { sendCommand(isReadonly: boolean | undefined, args: string[]): Promise<unknown> }) => Promise<T>): Promise<T>;
+  getSentinelNode(): unknown;
 }
 interface NodeRedisClusterLike {
   sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: string[]): Promise<unknown>;
@@ -75,8 +83,9 @@ function typed<T>(what: string, sent: () => Promise<T>, timeoutMs: number): Prom
 
 /**
  * The client as the store uses it: `ioredis` (`Redis` or `Cluster`: its `call`, and `multi` for a
- * transaction), `redis` v4/v5 (`createClient`: its `sendCommand`) or a `redis` cluster
- * (`createCluster`: its `sendCommand(firstKey, isReadonly, args)`).
+ * transaction), `redis` v4/v5 (`createClient`: its `sendCommand`), a `redis` cluster
+ * (`createCluster`: its `sendCommand(firstKey, isReadonly, args)`) or a `redis` v5 sentinel client
+ * (`createSentinel`: its `sendCommand(isReadonly, args)`, and a transaction on one leased connection).
  *
  * @example
  * ```ts
@@ -88,15 +97,21 @@ export function redisConnection(client: RedisClientLike, what: string): RedisCon
   const io = 'call' in client && typeof client.call === 'function' ? (client as IoredisLike) : undefined;
   const nodeCluster =
     io === undefined && 'masters' in client && 'sendCommand' in client ? (client as unknown as NodeRedisClusterLike) : undefined;
+  const sentinel =
+    io === undefined && 'getSentinelNode' in client && typeof client.use === 'function' ? (client as NodeRedisSentinelLike) : undefined;
   const raw: (args: string[], key: string | undefined) => Promise<unknown> =
     io !== undefined
       ? (args) => io.call(args[0]!, ...args.slice(1))
       : nodeCluster !== undefined
         ? (args, key) => nodeCluster.sendCommand(key, false, args)
-        : 'sendCommand' in client && typeof client.sendCommand === 'function'
-          ? (args) => (client as { sendCommand(args: string[]): Promise<unknown> }).sendCommand(args)
-          : () =>
-              Promise.reject(new TypeError(`RedisStreamStore: the ${what} client has neither call() (ioredis) nor sendCommand() (redis)`));
+        : sentinel !== undefined
+          ? (args) => sentinel.sendCommand(false, args)
+          : 'sendCommand' in client && typeof client.sendCommand === 'function'
+            ? (args) => (client as { sendCommand(args: string[]): Promise<unknown> }).sendCommand(args)
+            : () =>
+                Promise.reject(
+                  new TypeError(`RedisStreamStore: the ${what} client has neither call() (ioredis) nor sendCommand() (redis)`),
+                );
   const send: RedisSend = (args, timeoutMs) => typed(args[0]!, () => raw([...args], routingKey(args)), timeoutMs);
   const names = (commands: ReadonlyArray<readonly string[]>): string => `MULTI ${commands.map((command) => command[0]).join(' ')}`;
   const transaction: RedisTransaction =
@@ -111,13 +126,25 @@ export function redisConnection(client: RedisClientLike, what: string): RedisCon
             },
             timeoutMs,
           ).then((results) => checked(commands, results))
-      : (commands, timeoutMs) => {
-          const key = routingKey(commands[0]!);
-          const one = (args: readonly string[]): Promise<unknown> => typed(args[0]!, () => raw([...args], key), timeoutMs);
-          // Written in one synchronous run, nothing of another caller's comes between MULTI and EXEC.
-          const sent = [one(['MULTI']), ...commands.map(one), one(['EXEC'])];
-          return Promise.all(sent).then((replies) => checked(commands, replies[replies.length - 1]));
-        };
+      : sentinel !== undefined
+        ? // A sentinel client spreads commands over a pool of connections: the transaction leases one.
+          (commands, timeoutMs) =>
+            typed(
+              names(commands),
+              () =>
+                sentinel.use(async (lease) => {
+                  const sent = [['MULTI'], ...commands, ['EXEC']].map((args) => lease.sendCommand(false, [...args]));
+                  return (await Promise.all(sent))[sent.length - 1];
+                }),
+              timeoutMs,
+            ).then((results) => checked(commands, results))
+        : (commands, timeoutMs) => {
+            const key = routingKey(commands[0]!);
+            const one = (args: readonly string[]): Promise<unknown> => typed(args[0]!, () => raw([...args], key), timeoutMs);
+            // Written in one synchronous run, nothing of another caller's comes between MULTI and EXEC.
+            const sent = [one(['MULTI']), ...commands.map(one), one(['EXEC'])];
+            return Promise.all(sent).then((replies) => checked(commands, replies[replies.length - 1]));
+          };
   return { send, transaction, cluster: io?.isCluster === true || nodeCluster !== undefined };
 }
 
