@@ -238,13 +238,15 @@ class ChoiceAcc:
     def has_output(self):
         return bool(self.content or self.reasoning or self.refusal or self.calls or self.audio)
 
-    def opaque_item(self, provider, kind, item_type, part, data, call=None, block=None):
+    def opaque_item(self, provider, kind, item_type, part, data, call=None, block=None, span=None):
         """An item the next turn must send back: where it came is the UTF-16 length of the text before it."""
         item = {'provider': provider, 'kind': kind, 'type': item_type, 'part': part}
         if call is not None:
             item['call'] = call
         if block is not None:
             item['block'] = block
+        if span is not None:
+            item['span'] = span
         item['data'] = data
         item['at'] = {'reasoning': utf16_length(''.join(self.reasoning)), 'content': utf16_length(''.join(self.content))}
         self.opaque.append(item)
@@ -820,6 +822,14 @@ def read_anthropic(raw):
         choice = assembly.choice(0)
         blocks = {}
         compactions = {}  # block index -> the compaction block so far
+        text_starts = {}  # text block index -> where its text starts in the content
+        text_signatures = {}  # text block index -> its signatures, sent at its stop
+
+        def close_text(index):
+            span = {'start': text_starts.get(index, 0), 'end': utf16_length(''.join(choice.content))}
+            for signature in text_signatures.pop(index, []):
+                choice.opaque_item('anthropic', 'signature', 'signature_delta', 'content', signature, block=index, span=span)
+
         done = False
         for number, frame in enumerate(frames, 1):
             event = parse_payload(frame.data, f'event {number}')
@@ -841,6 +851,7 @@ def read_anthropic(raw):
                 if block.get('type') in ANTHROPIC_MAPPED_BLOCK and block.get('type') != 'tool_use':
                     keep_unmapped(choice.metadata, block, ANTHROPIC_MAPPED_BLOCK[block.get('type')])
                 if block.get('type') == 'text':
+                    text_starts[index] = utf16_length(''.join(choice.content))
                     piece = text_piece(block.get('text'))
                     if piece is not None:
                         choice.content.append(piece)
@@ -886,8 +897,9 @@ def read_anthropic(raw):
                 elif delta_type == 'signature_delta':
                     signature = text_piece(delta.get('signature'))
                     if signature is not None and blocks.get(index) == 'text':
-                        # A text block's signature signs that text: never a reasoning signature.
-                        choice.opaque_item('anthropic', 'signature', 'signature_delta', 'content', signature, block=index)
+                        # A text block's signature signs that text: never a reasoning signature. It
+                        # goes out at the block's stop, with the span of the block's text.
+                        text_signatures.setdefault(index, []).append(signature)
                     elif signature is not None:
                         choice.signatures.append(signature)
                         choice.opaque_item('anthropic', 'signature', 'signature_delta', 'reasoning', signature, block=index)
@@ -901,6 +913,7 @@ def read_anthropic(raw):
                 # citations_delta carries no text of the completion.
             elif kind == 'content_block_stop':
                 index = event.get('index')
+                close_text(index)
                 if index in compactions:
                     choice.opaque_item('anthropic', 'compaction', 'compaction', 'turn', compactions.pop(index), block=index)
             elif kind == 'message_delta':
@@ -913,6 +926,8 @@ def read_anthropic(raw):
                 keep_unmapped(assembly.metadata, event.get('delta') or {}, ANTHROPIC_MAPPED_MESSAGE_DELTA)
                 anthropic_usage(assembly, event.get('usage'))
             elif kind == 'message_stop':
+                for index in list(text_signatures):
+                    close_text(index)  # a text block the message ended without its stop
                 done = True
                 break
             elif kind == 'error':

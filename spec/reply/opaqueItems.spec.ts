@@ -213,8 +213,10 @@ describe('opaqueItems (issue 30, E)', () => {
           type: 'signature_delta',
           part: 'content',
           block: 2,
+          // The text it signs: the whole block, 'Hello world' (given at the block's stop, once known).
+          span: { start: 0, end: 11 },
           data: 'c2lnLXRleHQ=',
-          at: { reasoning: 13, content: 5 },
+          at: { reasoning: 13, content: 11 },
         },
       ]);
     });
@@ -462,6 +464,19 @@ describe('opaqueItems (issue 30, E)', () => {
         {
           type: 'opaque-item',
           choice: 0,
+          item: {
+            provider: 'anthropic',
+            kind: 'signature',
+            type: 'signature_delta',
+            part: 'content',
+            block: 1,
+            span: { start: 0, end: 2 },
+            data: 't',
+          },
+        },
+        {
+          type: 'opaque-item',
+          choice: 0,
           item: { provider: 'anthropic', kind: 'container', type: 'container', part: 'turn', data: { id: 'c1' } },
         },
         { type: 'finish', choice: 0, reason: 'stop', raw: 'end_turn' },
@@ -478,6 +493,16 @@ describe('opaqueItems (issue 30, E)', () => {
           block: 0,
           data: 'c2ln',
           at: { reasoning: 4, content: 0 },
+        },
+        {
+          provider: 'anthropic',
+          kind: 'signature',
+          type: 'signature_delta',
+          part: 'content',
+          block: 1,
+          span: { start: 0, end: 2 },
+          data: 't',
+          at: { reasoning: 4, content: 2 },
         },
         { provider: 'anthropic', kind: 'container', type: 'container', part: 'turn', data: { id: 'c1' }, at: { reasoning: 4, content: 2 } },
       ]);

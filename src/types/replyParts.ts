@@ -339,6 +339,12 @@ export interface OpaqueItem {
    * content block `index`, the Responses `output_index`, an OpenRouter entry's `index`).
    */
   readonly block?: number;
+  /**
+   * The range of the part's text it signs (UTF-16 offsets into the choice's `content`, or its
+   * `reasoning`), when the provider's block bounds it and it need not come at the block's end: an
+   * Anthropic text block's signature, sent at the block's stop.
+   */
+  readonly span?: { readonly start: number; readonly end: number };
   /** What the provider sent, as it sent it: a string (a signature, a token) or the whole object. */
   readonly data: JsonValue;
   /** How much reasoning and content text had come before it. */

@@ -34,6 +34,8 @@ interface TextBlock {
   open: boolean;
   readonly start: number;
   readonly sources: CitedSource[];
+  /** The signatures of this text block, sent with it at its stop (with the span of its text). */
+  readonly signatures: string[];
 }
 
 /** A client tool call: its dense call index, and its non-empty `input` kept in case no delta follows. */
@@ -133,7 +135,7 @@ export abstract class AnthropicBlockParser extends AnthropicToolParser {
   }
 
   private startText(block: JsonObject, where: string, payload: JsonObject, frame: SseFrame): TextBlock {
-    const started: TextBlock = { kind: 'text', type: 'text', open: true, start: this.contentLength, sources: [] };
+    const started: TextBlock = { kind: 'text', type: 'text', open: true, start: this.contentLength, sources: [], signatures: [] };
     const text = this.text(block['text'], where, 'text');
     if (text) this.emitContent(text);
     this.keepUnmapped(block, MAPPED_TEXT, CHOICE);
@@ -229,7 +231,8 @@ export abstract class AnthropicBlockParser extends AnthropicToolParser {
     // llama.cpp's /v1/messages sends "" (a local model cannot sign): nothing to keep.
     const signature = this.text(delta['signature'], `content block ${index} signature_delta`, 'signature');
     if (signature && block.kind === 'text') {
-      this.emitOpaque('signature', 'signature_delta', 'content', index, signature);
+      // Sent at the block's stop, when the span of the text it signs is known.
+      block.signatures.push(signature);
     } else if (signature) {
       this.emit({ type: 'reasoning-signature', choice: 0, signature });
       this.emitOpaque('signature', 'signature_delta', 'reasoning', index, signature);
@@ -279,7 +282,7 @@ export abstract class AnthropicBlockParser extends AnthropicToolParser {
     this.keepUnmapped(payload, MAPPED_BLOCK_STOP);
     switch (block.kind) {
       case 'text':
-        return this.emitSources(block);
+        return this.closeText(block, index);
       case 'tool_use':
         if (!block.sawInput && block.placeholderInput !== undefined) {
           this.emit({ type: 'tool-call-delta', choice: 0, index: block.call, arguments: block.placeholderInput });
@@ -299,7 +302,21 @@ export abstract class AnthropicBlockParser extends AnthropicToolParser {
    * them), with the span their text reached.
    */
   protected emitOpenSources(): void {
-    for (const block of this.blocks.values()) if (block.kind === 'text' && block.open) this.emitSources(block);
+    for (const [index, block] of this.blocks) if (block.kind === 'text' && block.open) this.closeText(block, index);
+  }
+
+  /** The end of text block `index`: its sources, then its signatures, each with the span of its text. */
+  private closeText(block: TextBlock, index: number): void {
+    this.emitSources(block);
+    const span = { start: block.start, end: this.contentLength };
+    for (const data of block.signatures) {
+      this.emit({
+        type: 'opaque-item',
+        choice: 0,
+        item: { provider: 'anthropic', kind: 'signature', type: 'signature_delta', part: 'content', block: index, span, data },
+      });
+    }
+    block.signatures.length = 0;
   }
 
   private emitSources(block: TextBlock): void {

@@ -86,6 +86,7 @@ const OPAQUE_ITEM_FIELDS: EveryField<Omit<OpaqueItem, 'at'>> = {
   part: true,
   call: true,
   block: true,
+  span: true,
   data: true,
 };
 

@@ -104,6 +104,7 @@ export function readReplyPartEvent(type: string, payload: JsonObject, fields: Ev
         part: part as OpaqueItemPart,
         ...fields.optional(item, 'item.call', fields.indexField),
         ...fields.optional(item, 'item.block', fields.indexField),
+        ...(item['span'] === undefined ? {} : { span: readSpan(fields, fields.objectField(item, 'item.span')) }),
         data: copyJson(item['data'] ?? null),
       };
       // Where it arrived, when the writer said: else the fold on this side finds it in the same text.
@@ -141,6 +142,11 @@ export function readReplyPartEvent(type: string, payload: JsonObject, fields: Ev
     default:
       return undefined;
   }
+}
+
+/** A range of a text: two offsets. */
+function readSpan(fields: EventFields, span: JsonObject): { start: number; end: number } {
+  return { start: fields.indexField(span, 'item.span.start'), end: fields.indexField(span, 'item.span.end') };
 }
 
 /** The kinds of opaque item and the parts of a turn this version knows: another is a newer version's, refused. */
