@@ -1415,10 +1415,12 @@ def read_gemini(raw):
                             if piece is not None:
                                 (choice.reasoning if part.get('thought') is True else choice.content).append(piece)
                         if signature is not None:
-                            # With the text of its part (a thought's with the reasoning); another part's in the turn.
+                            # A thought's with the reasoning, a text part's with its text; another part's in the turn.
                             part_of_turn = 'turn'
-                            if isinstance(part.get('text'), str):
-                                part_of_turn = 'reasoning' if part.get('thought') is True else 'content'
+                            if part.get('thought') is True:
+                                part_of_turn = 'reasoning'
+                            elif isinstance(part.get('text'), str):
+                                part_of_turn = 'content'
                             choice.opaque_item('google', 'signature', 'thoughtSignature', part_of_turn, signature)
                 token = text_piece(candidate.get('continuationToken'))
                 if token is not None:

@@ -287,10 +287,11 @@ export class GeminiParser extends JsonDialectParser {
     const signature = this.text(part['thoughtSignature'], where, 'thoughtSignature');
     if (signature) {
       this.emit({ type: 'reasoning-signature', choice, signature });
-      // A call's part made its item already, on the call. A text part's goes with its text (an empty
-      // one's with the text before it); another part's stands at its place in the turn.
-      const textPart = typeof part['text'] === 'string';
-      if (!makesCall) this.emitSignature(choice, textPart ? (part['thought'] === true ? 'reasoning' : 'content') : 'turn', signature);
+      // A call's part made its item already, on the call. A thought's goes with the reasoning, a text
+      // part's with its text (an empty one's with the text before it); another part's stands at its
+      // place in the turn.
+      const signed = part['thought'] === true ? 'reasoning' : typeof part['text'] === 'string' ? 'content' : 'turn';
+      if (!makesCall) this.emitSignature(choice, signed, signature);
     }
     // An image, a file, a function response...: a part of a kind this dialect does not read is kept
     // whole (`providerMetadata.google.items`), and its chunk passed on with `unknownEvents`.
