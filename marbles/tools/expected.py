@@ -236,6 +236,7 @@ class ChoiceAcc:
         self.audio = None  # {'id', 'data': [pieces], 'transcript': [pieces], 'expiresAt'} once audio came
         self.provider_calls = []  # tools the provider ran itself: {id, name, type, input[, result]}
         self.tool_requests = []  # calls that wait for the program's answer or approval: {id, type, kind, name, input}
+        self.opaque = []  # what the next turn sends back verbatim, each with its part and where it came
         self.metadata = {}  # fields of the choice (and its deltas) that the dialect does not map, the last value of each
 
     def has_output(self):
@@ -244,6 +245,18 @@ class ChoiceAcc:
     def keep_item(self, item):
         """An item of a kind the dialect does not read: kept whole, in arrival order, under `items`."""
         self.metadata.setdefault('items', []).append(item)
+    def opaque_item(self, provider, kind, item_type, part, data, call=None, block=None, span=None):
+        """An item the next turn must send back: where it came is the UTF-16 length of the text before it."""
+        item = {'provider': provider, 'kind': kind, 'type': item_type, 'part': part}
+        if call is not None:
+            item['call'] = call
+        if block is not None:
+            item['block'] = block
+        if span is not None:
+            item['span'] = span
+        item['data'] = data
+        item['at'] = {'reasoning': utf16_length(''.join(self.reasoning)), 'content': utf16_length(''.join(self.content))}
+        self.opaque.append(item)
 
     def _new_call(self):
         call = ToolCallAcc(len(self.calls))
@@ -325,7 +338,9 @@ def joined(pieces):
 
 # The parts of a choice (and of the Completion, choice 0's) present only when the stream carried them,
 # in the order of the interface: after rawFinishReason in a choice, after reasoningTokens at the top.
-OPTIONAL_PARTS = ('reasoningSignatures', 'incompleteToolCalls', 'logprobs', 'sources', 'audio', 'providerToolCalls', 'toolRequests')
+OPTIONAL_PARTS = (
+    'reasoningSignatures', 'incompleteToolCalls', 'logprobs', 'sources', 'audio', 'providerToolCalls', 'toolRequests', 'opaqueItems'
+)
 
 
 class Assembly:
@@ -480,6 +495,8 @@ class Assembly:
                 entry['providerToolCalls'] = [dict(call) for call in choice.provider_calls]
             if choice.tool_requests:
                 entry['toolRequests'] = [dict(request) for request in choice.tool_requests]
+            if choice.opaque:
+                entry['opaqueItems'] = [dict(item) for item in choice.opaque]
             if choice.metadata:
                 entry['providerMetadata'] = {self.provider: dict(choice.metadata)}
             choices.append(entry)
@@ -657,12 +674,23 @@ def openai_chunk(assembly, chunk):
             if reasoning is not None:
                 choice.reasoning.append(reasoning)
                 carried_reasoning = True
+            if isinstance(delta.get('reasoning_details'), list):
+                # Each OpenRouter entry goes back whole, after the reasoning text of its delta.
+                for detail in delta['reasoning_details']:
+                    if isinstance(detail, dict):
+                        detail_type = detail.get('type') if isinstance(detail.get('type'), str) else 'reasoning.unknown'
+                        block = detail.get('index') if is_index(detail.get('index')) else None
+                        choice.opaque_item('openrouter', 'reasoning-detail', detail_type, 'reasoning', detail, block=block)
             content = text_piece(delta.get('content'))
             if content is not None:
                 choice.content.append(content)
             refusal = text_piece(delta.get('refusal'))
             if refusal is not None:
                 choice.refusal.append(refusal)
+            if is_thought_signature(delta.get('extra_content')):
+                # Gemini's signature on a delta goes back with the text it came with.
+                signed = 'content' if content is not None or reasoning is None else 'reasoning'
+                choice.opaque_item('google', 'signature', 'extra_content', signed, delta['extra_content'])
             tool_calls = delta.get('tool_calls')
             if isinstance(tool_calls, list):
                 for fragment in tool_calls:
@@ -683,6 +711,8 @@ def openai_chunk(assembly, chunk):
                         text_piece(function.get('name')),
                         arguments,
                     )
+                    if is_thought_signature(fragment.get('extra_content')):
+                        choice.opaque_item('google', 'signature', 'extra_content', 'tool-call', fragment['extra_content'], call=call.index)
                     keep_unmapped(call.metadata, fragment, OPENAI_MAPPED_CALL)
             keep_unmapped(choice.metadata, delta, OPENAI_MAPPED_DELTA)
             logprobs = raw_choice.get('logprobs')
@@ -707,6 +737,12 @@ def openai_chunk(assembly, chunk):
         openai_usage(assembly, x_groq.get('usage'))
     if carried_reasoning and isinstance(assembly.timings, dict) and is_number(assembly.timings.get('predicted_n')):
         assembly.reasoning_tokens = assembly.timings['predicted_n']
+
+
+def is_thought_signature(extra):
+    """Gemini's `extra_content` (its OpenAI-compatible endpoint) holding a `google.thought_signature`."""
+    google = extra.get('google') if isinstance(extra, dict) else None
+    return isinstance(google, dict) and text_piece(google.get('thought_signature')) is not None
 
 
 def read_openai_chat(raw):
@@ -830,6 +866,7 @@ class AnthropicBlocks:
     MAPPED_SERVER_TOOL = {'type', 'id', 'name', 'input'}
     MAPPED_RESULT = {'type', 'tool_use_id', 'content'}
     READ_BY_PLAIN_READER = ('text', 'thinking', 'redacted_thinking', 'tool_use')
+    ALSO_READ_BY_PLAIN_READER = ('compaction',)
 
     def __init__(self, choice):
         self.choice = choice
@@ -869,7 +906,9 @@ class AnthropicBlocks:
                 keep_unmapped(self.choice.metadata, block, self.MAPPED_RESULT)
             else:
                 self.choice.keep_item(block)
-            return True
+            # A compaction block is kept whole here and also read by the plain reader: it is what the
+            # next turn sends back (an opaque item at its stop).
+            return block_type not in self.ALSO_READ_BY_PLAIN_READER
         if kind == 'content_block_delta':
             delta = event.get('delta') or {}
             if index in self.citations and delta.get('type') == 'citations_delta':
@@ -883,7 +922,7 @@ class AnthropicBlocks:
                 self.inputs[index][2].append(piece if isinstance(piece, str) else '')
             else:
                 self.choice.keep_item(delta)
-            return True
+            return self.kinds[index] not in self.ALSO_READ_BY_PLAIN_READER
         if kind == 'content_block_stop':
             if index in self.whole_inputs:
                 call = self.choice.calls[self.choice.by_key[('block', index)]]
@@ -897,7 +936,7 @@ class AnthropicBlocks:
                 return False
             if index in self.inputs:
                 self.server_tool(number, index)
-            return index in self.kinds
+            return index in self.kinds and self.kinds[index] not in self.ALSO_READ_BY_PLAIN_READER
         return False
 
     def server_tool(self, number, index):
@@ -963,6 +1002,15 @@ def read_anthropic(raw):
         choice = assembly.choice(0)
         blocks = {}
         extra = AnthropicBlocks(choice)
+        compactions = {}  # block index -> the compaction block so far
+        text_starts = {}  # text block index -> where its text starts in the content
+        text_signatures = {}  # text block index -> its signatures, sent at its stop
+
+        def close_text(index):
+            span = {'start': text_starts.get(index, 0), 'end': utf16_length(''.join(choice.content))}
+            for signature in text_signatures.pop(index, []):
+                choice.opaque_item('anthropic', 'signature', 'signature_delta', 'content', signature, block=index, span=span)
+
         done = False
         for number, frame in enumerate(frames, 1):
             event = parse_payload(frame.data, f'event {number}')
@@ -986,6 +1034,7 @@ def read_anthropic(raw):
                 if block.get('type') in ANTHROPIC_MAPPED_BLOCK and block.get('type') != 'tool_use':
                     keep_unmapped(choice.metadata, block, ANTHROPIC_MAPPED_BLOCK[block.get('type')])
                 if block.get('type') == 'text':
+                    text_starts[index] = utf16_length(''.join(choice.content))
                     piece = text_piece(block.get('text'))
                     if piece is not None:
                         choice.content.append(piece)
@@ -996,10 +1045,14 @@ def read_anthropic(raw):
                     signature = text_piece(block.get('signature'))
                     if signature is not None:
                         choice.signatures.append(signature)
+                        choice.opaque_item('anthropic', 'signature', 'thinking', 'reasoning', signature, block=index)
                 elif block.get('type') == 'redacted_thinking':
                     data = text_piece(block.get('data'))
                     if data is not None:
                         choice.signatures.append(data)
+                        choice.opaque_item('anthropic', 'redacted-reasoning', 'redacted_thinking', 'reasoning', data, block=index)
+                elif block.get('type') == 'compaction':
+                    compactions[index] = dict(block)  # sent back whole: gathered until its stop
                 elif block.get('type') == 'tool_use':
                     # The `input: {}` placeholder is not the input: that is the partial_json fragments.
                     call = choice.tool_fragment(('block', index), text_piece(block.get('id')), text_piece(block.get('name')), '')
@@ -1026,21 +1079,43 @@ def read_anthropic(raw):
                     keep_unmapped(call.metadata, delta, ANTHROPIC_MAPPED_DELTA['input_json_delta'])
                 elif delta_type == 'signature_delta':
                     signature = text_piece(delta.get('signature'))
-                    if signature is not None:
+                    if signature is not None and blocks.get(index) == 'text':
+                        # A text block's signature signs that text: never a reasoning signature. It
+                        # goes out at the block's stop, with the span of the block's text.
+                        text_signatures.setdefault(index, []).append(signature)
+                    elif signature is not None:
                         choice.signatures.append(signature)
+                        choice.opaque_item('anthropic', 'signature', 'signature_delta', 'reasoning', signature, block=index)
+                elif delta_type == 'compaction_delta' and index in compactions:
+                    for key, value in delta.items():
+                        if key == 'type' or value is None:
+                            continue
+                        before = compactions[index].get(key)
+                        both_text = key == 'content' and isinstance(before, str) and isinstance(value, str)
+                        compactions[index][key] = before + value if both_text else value
                 # citations_delta carries no text of the completion.
+            elif kind == 'content_block_stop':
+                index = event.get('index')
+                close_text(index)
+                if index in compactions:
+                    choice.opaque_item('anthropic', 'compaction', 'compaction', 'turn', compactions.pop(index), block=index)
             elif kind == 'message_delta':
+                container = (event.get('delta') or {}).get('container')
+                if isinstance(container, dict):
+                    choice.opaque_item('anthropic', 'container', 'container', 'turn', container)
                 stop_reason = (event.get('delta') or {}).get('stop_reason')
                 if isinstance(stop_reason, str):
                     choice.raw_finish = stop_reason
                 keep_unmapped(assembly.metadata, event.get('delta') or {}, ANTHROPIC_MAPPED_MESSAGE_DELTA)
                 anthropic_usage(assembly, event.get('usage'))
             elif kind == 'message_stop':
+                for index in list(text_signatures):
+                    close_text(index)  # a text block the message ended without its stop
                 done = True
                 break
             elif kind == 'error':
                 raise Fault('ProviderError', f'event {number} is an error')
-            # ping, content_block_stop and unknown events change nothing.
+            # ping and unknown events change nothing.
         if not done:
             raise Fault('StreamClosedEarlyError', 'no message_stop')
         return assembly.completion(ANTHROPIC_FINISH)
@@ -1315,10 +1390,17 @@ def read_openai_responses(raw):
                 keep_fields(number, event, kind)
             elif kind == 'response.output_item.done':
                 item = event.get('item') or {}
+                block = event.get('output_index') if is_index(event.get('output_index')) else None
                 if item.get('type') == 'reasoning':
                     encrypted = text_piece(item.get('encrypted_content'))
                     if encrypted is not None:
                         choice.signatures.append(encrypted)
+                        # The item whole goes back when nothing is stored on the server.
+                        choice.opaque_item('openai', 'encrypted-reasoning', 'reasoning', 'reasoning', item, block=block)
+                elif item.get('type') in ('compaction', 'program'):
+                    # A compaction item, a program with its replay fingerprint: back as they came.
+                    choice.opaque_item('openai', item['type'], item['type'], 'turn', item, block=block)
+                    choice.keep_item(item)  # and, like any item of a kind not read, under `items`
                 elif item.get('type') == 'custom_tool_call':
                     key = ('item', item.get('id'))
                     choice.tool_fragment(key, text_piece(item.get('call_id')), text_piece(item.get('name')), '', kind='custom')
@@ -1555,7 +1637,12 @@ def read_gemini(raw):
                         call_id = text_piece(call.get('id'))
                         streamed = streaming.get(choice.index)
                         if streamed is None and (call.get('willContinue') is True or call.get('partialArgs')):
-                            streamed = streaming[choice.index] = {'id': call_id, 'name': name, 'args': {}, 'metadata': {}}
+                            streamed = streaming[choice.index] = {'id': call_id, 'name': name, 'args': {}, 'metadata': {},
+                                                                  'index': len(choice.calls)}
+                        if signature is not None:
+                            # A call's signature goes back on that call.
+                            number = streamed['index'] if streamed is not None else len(choice.calls)
+                            choice.opaque_item('google', 'signature', 'thoughtSignature', 'tool-call', signature, call=number)
                         if streamed is not None:
                             # Vertex AI streams the arguments: pieces at JSON Paths, until a part that
                             # does not say willContinue (often an empty functionCall).
@@ -1581,6 +1668,17 @@ def read_gemini(raw):
                             piece = text_piece(part.get('text'))
                             if piece is not None:
                                 (choice.reasoning if part.get('thought') is True else choice.content).append(piece)
+                        if signature is not None:
+                            # A thought's with the reasoning, a text part's with its text; another part's in the turn.
+                            part_of_turn = 'turn'
+                            if part.get('thought') is True:
+                                part_of_turn = 'reasoning'
+                            elif isinstance(part.get('text'), str):
+                                part_of_turn = 'content'
+                            choice.opaque_item('google', 'signature', 'thoughtSignature', part_of_turn, signature)
+                token = text_piece(candidate.get('continuationToken'))
+                if token is not None:
+                    choice.opaque_item('google', 'continuation', 'continuationToken', 'turn', token)
                 finish = candidate.get('finishReason')
                 if isinstance(finish, str):
                     choice.raw_finish = finish
@@ -1973,9 +2071,12 @@ def read_bedrock_converse(raw):
                         piece = text_piece(value.get('text'))
                         if piece is not None:
                             choice.reasoning.append(piece)
-                        for opaque in ('signature', 'redactedContent'):
+                        for opaque, opaque_kind in (('signature', 'signature'), ('redactedContent', 'redacted-reasoning')):
                             if text_piece(value.get(opaque)) is not None:
                                 choice.signatures.append(value[opaque])
+                                # Sent back with the reasoning it signs (reasoningContent in the next turn).
+                                block = index if is_index(index) else None
+                                choice.opaque_item('bedrock', opaque_kind, opaque, 'reasoning', value[opaque], block=block)
                     else:
                         choice.keep_item({key: value})
             elif kind == 'messageStop':

@@ -63,6 +63,16 @@ const TOKYO = {
 };
 const SIGNATURE = 'EqQBCkYIBxgCKkDdN3v0mZ1x6Qp2Y8kLrT4sWbHc9eFgA7uJ1nVoP5iKzXyRtQ3mLwE2aSdFgH6jKl0BbNcVz8XqYw==';
 const REASONING = "The user wants the current weather in Paris and Tokyo. I'll call get_weather once per city.";
+/** The thinking block's signature, for the next turn: with the block's reasoning (block 0), before any content. */
+const SIGNATURE_ITEM = {
+  provider: 'anthropic',
+  kind: 'signature',
+  type: 'signature_delta',
+  part: 'reasoning',
+  block: 0,
+  data: SIGNATURE,
+} as const;
+const SIGNED = { ...SIGNATURE_ITEM, at: { reasoning: REASONING.length, content: 0 } };
 
 const EXAMPLE_COMPLETION: Completion = {
   id: 'msg_01HCd8Wq3kZr5vTn7yPbX2aL',
@@ -77,6 +87,7 @@ const EXAMPLE_COMPLETION: Completion = {
   timings: null,
   reasoningTokens: 0,
   reasoningSignatures: [SIGNATURE],
+  opaqueItems: [SIGNED],
   choices: [
     {
       index: 0,
@@ -87,6 +98,7 @@ const EXAMPLE_COMPLETION: Completion = {
       finishReason: 'tool_calls',
       rawFinishReason: 'tool_use',
       reasoningSignatures: [SIGNATURE],
+      opaqueItems: [SIGNED],
     },
   ],
   // The message's stop_sequence, null at its start and in message_delta: no stop sequence ended it.
@@ -115,6 +127,7 @@ const EXAMPLE_EVENTS: ChatEvent[] = [
   { type: 'reasoning', choice: 0, text: ' weather in Paris and Tokyo.' },
   { type: 'reasoning', choice: 0, text: " I'll call get_weather once per city." },
   { type: 'reasoning-signature', choice: 0, signature: SIGNATURE },
+  { type: 'opaque-item', choice: 0, item: SIGNATURE_ITEM },
   { type: 'content', choice: 0, text: 'Let me' },
   { type: 'content', choice: 0, text: ' check both' },
   { type: 'content', choice: 0, text: ' cities.' },
@@ -219,6 +232,11 @@ describe('anthropic', () => {
       ).toEqual([
         { type: 'reasoning', choice: 0, text: 'hmm' },
         { type: 'reasoning-signature', choice: 0, signature: 'sig' },
+        {
+          type: 'opaque-item',
+          choice: 0,
+          item: { provider: 'anthropic', kind: 'signature', type: 'signature_delta', part: 'reasoning', block: 0, data: 'sig' },
+        },
         { type: 'content', choice: 0, text: 'Hi' },
       ]);
     });
@@ -226,6 +244,18 @@ describe('anthropic', () => {
     it("keeps a redacted_thinking block's data as a reasoning-signature", () => {
       expect(middle([blockStart(0, { type: 'redacted_thinking', data: 'EmwKAhgBEgy3' }), blockStop(0)])).toEqual([
         { type: 'reasoning-signature', choice: 0, signature: 'EmwKAhgBEgy3' },
+        {
+          type: 'opaque-item',
+          choice: 0,
+          item: {
+            provider: 'anthropic',
+            kind: 'redacted-reasoning',
+            type: 'redacted_thinking',
+            part: 'reasoning',
+            block: 0,
+            data: 'EmwKAhgBEgy3',
+          },
+        },
       ]);
     });
 
@@ -257,6 +287,11 @@ describe('anthropic', () => {
       expect(middle([blockStart(0, { type: 'thinking', thinking: 'T', signature: 'S' }), blockStop(0)])).toEqual([
         { type: 'reasoning', choice: 0, text: 'T' },
         { type: 'reasoning-signature', choice: 0, signature: 'S' },
+        {
+          type: 'opaque-item',
+          choice: 0,
+          item: { provider: 'anthropic', kind: 'signature', type: 'thinking', part: 'reasoning', block: 0, data: 'S' },
+        },
       ]);
     });
 

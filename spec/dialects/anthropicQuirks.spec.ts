@@ -84,14 +84,24 @@ ${MESSAGE_END}`;
 
 describe('anthropic quirks', () => {
   describe('a signature_delta on a text block', () => {
-    it("is kept as a reasoning-signature (a gateway's misplaced thinking signature), the text read as usual", () => {
+    it('stays with its text block (an opaque item of the content, with the span it signs), never a reasoning signature', () => {
+      // Sent back as thinking, it would be a thinking block the model never wrote (issue 30, E).
       const { completion, error } = readAnthropic(MISPLACED_SIGNATURE);
       expect(error).toBeUndefined();
-      expect(completion).toMatchObject({
-        content: 'Hello!',
-        reasoning: null,
-        reasoningSignatures: ['EqQBCkYIBxgCKkDdN3v0mZ1x6Qp2Y8kLrT4s'],
-      });
+      expect(completion).toMatchObject({ content: 'Hello!', reasoning: null });
+      expect(completion!.reasoningSignatures).toBeUndefined();
+      expect(completion!.opaqueItems).toEqual([
+        {
+          provider: 'anthropic',
+          kind: 'signature',
+          type: 'signature_delta',
+          part: 'content',
+          block: 1,
+          span: { start: 0, end: 6 },
+          data: 'EqQBCkYIBxgCKkDdN3v0mZ1x6Qp2Y8kLrT4s',
+          at: { reasoning: 0, content: 6 },
+        },
+      ]);
     });
 
     it('is a ProtocolError under strict', () => {

@@ -45,6 +45,16 @@ const PARIS = {
   // The signature of the call's part goes back with the call.
   providerMetadata: { google: { thoughtSignature: SIGNATURE } },
 };
+/** The call's signature for the next turn, on call 0, after the reasoning and the content before it. */
+const SIGNATURE_ITEM = {
+  provider: 'google',
+  kind: 'signature',
+  type: 'thoughtSignature',
+  part: 'tool-call',
+  call: 0,
+  data: SIGNATURE,
+} as const;
+const SIGNED = { ...SIGNATURE_ITEM, at: { reasoning: REASONING.length, content: 'Let me check both cities.'.length } };
 const TOKYO = {
   index: 1,
   id: 'b36LacjwM668nsEP2tbsgQQ-call-1',
@@ -68,6 +78,7 @@ const EXAMPLE_COMPLETION: Completion = {
   timings: null,
   reasoningTokens: 0,
   reasoningSignatures: [SIGNATURE],
+  opaqueItems: [SIGNED],
   choices: [
     {
       index: 0,
@@ -78,6 +89,7 @@ const EXAMPLE_COMPLETION: Completion = {
       finishReason: 'tool_calls',
       rawFinishReason: 'STOP',
       reasoningSignatures: [SIGNATURE],
+      opaqueItems: [SIGNED],
     },
   ],
 };
@@ -90,6 +102,7 @@ const EXAMPLE_EVENTS: ChatEvent[] = [
   { type: 'content', choice: 0, text: 'Let me check both cities.' },
   { type: 'usage', usage: { promptTokens: 58, completionTokens: 94, totalTokens: 152, reasoningTokens: 88 } },
   { type: 'tool-call-delta', choice: 0, index: 0, id: PARIS.id, name: 'get_weather', arguments: PARIS.arguments },
+  { type: 'opaque-item', choice: 0, item: SIGNATURE_ITEM },
   { type: 'provider-metadata', provider: 'google', choice: 0, call: 0, fields: { thoughtSignature: SIGNATURE } },
   { type: 'tool-call-end', choice: 0, index: 0 },
   { type: 'reasoning-signature', choice: 0, signature: SIGNATURE },
@@ -100,6 +113,14 @@ const EXAMPLE_EVENTS: ChatEvent[] = [
   { type: 'usage', usage: { promptTokens: 58, completionTokens: 129, totalTokens: 187, reasoningTokens: 88 } },
   { type: 'done' },
 ];
+
+/** A thoughtSignature's opaque item, of the part it goes back with (its data set by each case). */
+const signatureItem = (part: 'reasoning' | 'content' | 'tool-call') => ({
+  provider: 'google',
+  kind: 'signature',
+  type: 'thoughtSignature',
+  part,
+});
 
 describe('gemini dialect', () => {
   exampleStreamSuite({
@@ -127,8 +148,10 @@ describe('gemini dialect', () => {
           start,
           { type: 'reasoning', choice: 0, text: 'R' },
           { type: 'reasoning-signature', choice: 0, signature: 's1' },
+          { type: 'opaque-item', choice: 0, item: { ...signatureItem('reasoning'), data: 's1' } },
           { type: 'content', choice: 0, text: 'C' },
           { type: 'tool-call-delta', choice: 0, index: 0, id: 'r1-call-0', name: 'f', arguments: '{"a":1}' },
+          { type: 'opaque-item', choice: 0, item: { ...signatureItem('tool-call'), call: 0, data: 's2' } },
           { type: 'provider-metadata', provider: 'google', choice: 0, call: 0, fields: { thoughtSignature: 's2' } },
           { type: 'tool-call-end', choice: 0, index: 0 },
           { type: 'reasoning-signature', choice: 0, signature: 's2' },
@@ -179,12 +202,18 @@ describe('gemini dialect', () => {
       [
         'a signature on an empty text part',
         { text: '', thoughtSignature: 'sig' },
-        [{ type: 'reasoning-signature', choice: 0, signature: 'sig' }],
+        [
+          { type: 'reasoning-signature', choice: 0, signature: 'sig' },
+          { type: 'opaque-item', choice: 0, item: { ...signatureItem('content'), data: 'sig' } },
+        ],
       ],
       [
         'a signature on a thought part with no text',
         { thought: true, thoughtSignature: 'sig' },
-        [{ type: 'reasoning-signature', choice: 0, signature: 'sig' }],
+        [
+          { type: 'reasoning-signature', choice: 0, signature: 'sig' },
+          { type: 'opaque-item', choice: 0, item: { ...signatureItem('reasoning'), data: 'sig' } },
+        ],
       ],
       ['an empty signature', { text: 'x', thoughtSignature: '' }, [{ type: 'content', choice: 0, text: 'x' }]],
       [

@@ -51,7 +51,13 @@ describe('gemini dialect: function-call arguments streamed by Vertex AI (partial
     expect(events).toEqual([
       START,
       { type: 'tool-call-delta', choice: 0, index: 0, id: 'vx-1-call-0', name: 'get_weather', arguments: '{' },
-      // The signature rides on the call's part: it is the call's too. Vertex AI's createTime is the reply's.
+      // The signature rides on the call's part: it is the call's too (an opaque item of call 0, for the
+      // next turn). Vertex AI's createTime is the reply's.
+      {
+        type: 'opaque-item',
+        choice: 0,
+        item: { provider: 'google', kind: 'signature', type: 'thoughtSignature', part: 'tool-call', call: 0, data: 'c2lnLXdlYXRoZXI=' },
+      },
       { type: 'provider-metadata', provider: 'google', choice: 0, call: 0, fields: { thoughtSignature: 'c2lnLXdlYXRoZXI=' } },
       { type: 'reasoning-signature', choice: 0, signature: 'c2lnLXdlYXRoZXI=' },
       { type: 'provider-metadata', provider: 'google', fields: { createTime: '2026-03-02T10:00:00.000000Z' } },

@@ -57,14 +57,20 @@ function unsaid(completion: Completion): string[] {
 /**
  * `completion` without what a `TestReply` cannot say. Its provider metadata is the recording's own
  * envelope and extras: the kit writes the format's envelope instead (`envelopeOf`), and on a call
- * only what it writes there (`callMetadataOf`: Gemini's first signature on the first call).
+ * only what it writes there (`callMetadataOf`: Gemini's first signature on the first call); its
+ * opaque items, only those of the signatures, where the kit writes them.
  */
 function sayable(completion: Completion, format: ProviderFormat): Completion {
-  const envelope = envelopeOf(format, replyOf(completion, format));
-  const strip = <C extends Completion | CompletionChoice>(part: C): C => {
+  const reply = replyOf(completion, format);
+  const envelope = envelopeOf(format, reply);
+  const strip = <C extends Completion | CompletionChoice>(part: C, choice: number): C => {
     const copy: Record<string, unknown> = { ...part, refusal: null };
     for (const key of UNSAID) delete copy[key];
     delete copy['providerMetadata'];
+    // The opaque items are those the kit writes for the choice's signatures, not the recording's.
+    delete copy['opaqueItems'];
+    const written = FORMATS[format].opaqueItems?.(reply.choices[choice]!) ?? [];
+    if (written.length > 0) copy['opaqueItems'] = written;
     const signatures = part.reasoningSignatures ?? [];
     if (Array.isArray(copy['toolCalls'])) {
       copy['toolCalls'] = (copy['toolCalls'] as ToolCall[]).map((call) => asWritten(call, callMetadataOf(format, call.index, signatures)));
@@ -72,10 +78,10 @@ function sayable(completion: Completion, format: ProviderFormat): Completion {
     return copy as C;
   };
   return {
-    ...strip(completion),
+    ...strip(completion, 0),
     timings: null,
     reasoningTokens: 0,
-    choices: completion.choices.map(strip),
+    choices: completion.choices.map((choice, position) => strip(choice, position)),
     ...(envelope === undefined ? {} : { providerMetadata: envelope }),
   };
 }

@@ -158,6 +158,14 @@ export class CompletionTracker {
       case 'timings':
         this.#timings = event.timings;
         return;
+      case 'opaque-item': {
+        // Where it arrived in the text is known here, not in the dialect: the event gets it.
+        const choice = this.#choice(event.choice);
+        const at = event.at ?? { reasoning: choice.reasoningText.length, content: choice.contentText.length };
+        (choice.extras ??= new ReplyExtras()).apply(event.at === undefined ? { ...event, at } : event);
+        this.#dropSnapshots(choice);
+        return;
+      }
       default:
         // The parts declared in REPLY_PARTS (log probabilities, sources, audio, provider tools).
         if (ReplyExtras.carries(event)) {

@@ -17,6 +17,7 @@ import type {
   ProviderToolCall,
   ProviderMetadata,
   ToolRequest,
+  OpaqueItem,
 } from './replyParts.js';
 
 /**
@@ -40,6 +41,12 @@ export interface ReplyExtraParts {
    * among `toolCalls`, and never a reason to finish `tool_calls`.
    */
   readonly toolRequests?: readonly ToolRequest[];
+  /**
+   * What the next turn must send back verbatim (signatures, encrypted reasoning, compaction, a
+   * container, a continuation token), each with the part it belongs to, in arrival order (only when
+   * any came). `reasoningSignatures` is the older, flat view of the reasoning signatures among them.
+   */
+  readonly opaqueItems?: readonly OpaqueItem[];
   /**
    * What the provider sent that no field names, by provider (only when any came). On a choice, what
    * came with that choice; on a completion or a snapshot, what came with the reply as a whole (its

@@ -17,6 +17,8 @@ import type {
   ProviderToolCall,
   ToolCallProgress,
   ToolRequest,
+  OpaqueItem,
+  OpaqueItemPosition,
 } from './replyParts.js';
 
 export type {
@@ -38,6 +40,10 @@ export type {
   ProviderMetadata,
   ToolCallProgress,
   ToolRequest,
+  OpaqueItem,
+  OpaqueItemKind,
+  OpaqueItemPart,
+  OpaqueItemPosition,
 } from './replyParts.js';
 export type { CompletionChoice, Completion, PartialToolCall, ChoiceSnapshot, CompletionSnapshot, ReplyExtraParts } from './completion.js';
 
@@ -172,6 +178,18 @@ export interface ToolRequestEvent {
   readonly request: ToolRequest;
 }
 /**
+ * Something the next turn must send back verbatim (see `OpaqueItem`): a signature, encrypted
+ * reasoning, a compaction summary, a container, a continuation token, with the part it belongs to.
+ * `at` is where it arrived in the choice's text; the fold sets it when the event has none (a dialect's
+ * events have none: the fold knows the text).
+ */
+export interface OpaqueItemEvent {
+  readonly type: 'opaque-item';
+  readonly choice: number;
+  readonly item: Omit<OpaqueItem, 'at'>;
+  readonly at?: OpaqueItemPosition;
+}
+/**
  * A payload the dialect does not know, passed on as it came (only with `assembleChunks({
  * unknownEvents: true })`): a provider's new feature can be handled before a release reads it.
  */
@@ -251,6 +269,7 @@ export type ChatEvent =
   | ProviderToolCallEvent
   | ProviderToolResultEvent
   | ToolRequestEvent
+  | OpaqueItemEvent
   | ProviderMetadataEvent
   | UnknownEvent
   | FinishEvent

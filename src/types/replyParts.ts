@@ -270,3 +270,83 @@ export interface ToolCallProgress {
    */
   readonly preview?: JsonValue;
 }
+
+/**
+ * What an opaque item is: a `signature` over a part (Anthropic's thinking `signature`, Gemini's
+ * `thought_signature`, Mistral's thinking `signature`), `redacted-reasoning` (Anthropic's
+ * `redacted_thinking` data), `encrypted-reasoning` (a Responses `reasoning` item with its
+ * `encrypted_content`), a `reasoning-detail` (an entry of OpenRouter's `reasoning_details`),
+ * `compaction` (Anthropic's `compaction` block, the Responses `compaction` item), a `container`
+ * (Anthropic's code-execution container: its id and expiry), a `continuation` (Gemini's
+ * `continuationToken`), a `program` (the Responses `program` item, with its `fingerprint`).
+ */
+export type OpaqueItemKind =
+  'signature' | 'redacted-reasoning' | 'encrypted-reasoning' | 'reasoning-detail' | 'compaction' | 'container' | 'continuation' | 'program';
+
+/**
+ * The part of the turn an opaque item belongs to: the `reasoning` or the `content` text before it (a
+ * signature over the thinking or the text of its block), a `tool-call` (the call numbered `call`), or
+ * the `turn` itself (an item of its own at its place in the turn, or one the next request carries
+ * beside the messages: a container, a continuation token).
+ */
+export type OpaqueItemPart = 'reasoning' | 'content' | 'tool-call' | 'turn';
+
+/**
+ * Where an opaque item arrived: how much of the choice's reasoning and content text (UTF-16 code
+ * units) had come before it. The text of the block an item signs is the text since the item before it
+ * in the same part (Anthropic's thinking blocks, each with its signature, are the reasoning cut at
+ * these places), and an item of the turn goes between the text before and after it.
+ */
+export interface OpaqueItemPosition {
+  readonly reasoning: number;
+  readonly content: number;
+}
+
+/**
+ * Something the provider needs back verbatim on the next turn and that no program should read: a
+ * signature, encrypted reasoning, a compaction summary, a container, a continuation token. Kept as the
+ * provider sent it (`data`), with what it is (`kind`, and the provider's own name of the field or
+ * item, `type`), whose it is (`provider`, the namespace of the data: `google` for Gemini's signatures
+ * even through its OpenAI-compatible endpoint) and where it belongs (`part`, `call`, `block`, `at`).
+ * A choice's items are in arrival order.
+ *
+ * @example
+ * ```ts
+ * import type { OpaqueItem } from 'rxjs-llm-stream';
+ *
+ * const signature: OpaqueItem = {
+ *   provider: 'anthropic',
+ *   kind: 'signature',
+ *   type: 'signature_delta',
+ *   part: 'reasoning',
+ *   block: 0,
+ *   data: 'EqQBCkYIBxgCKkDd',
+ *   at: { reasoning: 120, content: 0 },
+ * };
+ * ```
+ */
+export interface OpaqueItem {
+  /** The namespace of the data: `anthropic`, `google`, `openai`, `openrouter`, `mistral`, `bedrock`. */
+  readonly provider: string;
+  readonly kind: OpaqueItemKind;
+  /** The provider's own name of the field or item it came in (`signature_delta`, `extra_content`, `reasoning.encrypted`, `compaction`). */
+  readonly type: string;
+  readonly part: OpaqueItemPart;
+  /** The call it belongs to (its index among the choice's calls), when `part` is `tool-call`. */
+  readonly call?: number;
+  /**
+   * The provider's own index of the block, item or entry it came with, when it gives one (Anthropic's
+   * content block `index`, the Responses `output_index`, an OpenRouter entry's `index`).
+   */
+  readonly block?: number;
+  /**
+   * The range of the part's text it signs (UTF-16 offsets into the choice's `content`, or its
+   * `reasoning`), when the provider's block bounds it and it need not come at the block's end: an
+   * Anthropic text block's signature, sent at the block's stop.
+   */
+  readonly span?: { readonly start: number; readonly end: number };
+  /** What the provider sent, as it sent it: a string (a signature, a token) or the whole object. */
+  readonly data: JsonValue;
+  /** How much reasoning and content text had come before it. */
+  readonly at: OpaqueItemPosition;
+}

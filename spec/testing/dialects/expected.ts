@@ -28,6 +28,7 @@ export function expectedCompletion(reply: TestReply, format: ProviderFormat): Co
     timings: null,
     reasoningTokens: 0,
     ...(first.reasoningSignatures === undefined ? {} : { reasoningSignatures: first.reasoningSignatures }),
+    ...(first.opaqueItems === undefined ? {} : { opaqueItems: first.opaqueItems }),
     choices,
     ...(envelope === undefined ? {} : { providerMetadata: envelope }),
   };
@@ -48,6 +49,7 @@ function expectedChoice(choice: TestChoice, index: number, replyId: string, form
     return metadata === undefined ? expected : { ...expected, providerMetadata: metadata };
   });
   const finishReason = choice.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop');
+  const opaqueItems = facts.opaqueItems?.(choice) ?? [];
   return {
     index,
     content: choice.text || null,
@@ -57,6 +59,7 @@ function expectedChoice(choice: TestChoice, index: number, replyId: string, form
     finishReason,
     rawFinishReason: choice.rawFinishReason ?? facts.raw[finishReason]!,
     ...(signatures.length === 0 ? {} : { reasoningSignatures: signatures }),
+    ...(opaqueItems.length === 0 ? {} : { opaqueItems }),
   };
 }
 

@@ -1,6 +1,6 @@
-import { FinishReason, ProviderMetadata } from '../../../src/types/events';
+import { FinishReason, OpaqueItem, ProviderMetadata } from '../../../src/types/events';
 import { ProviderFormat } from '../../../src/dialects/writing/wire';
-import { TestReply } from '../../../src/dialects/writing/TestReply';
+import { TestChoice, TestReply } from '../../../src/dialects/writing/TestReply';
 
 /**
  * What each format is, written out here by hand from the formats' documentation (docs/dialects.md,
@@ -47,7 +47,29 @@ export interface FormatFacts {
    * signature on that call's part (Gemini's `thoughtSignature`, which the call must take back).
    */
   readonly firstCallSignature?: (signature: string) => ProviderMetadata;
+  /**
+   * The opaque items (`opaqueItems`) of a choice the kit wrote, each where the writer puts the
+   * choice's reasoning signatures (none when the format writes none).
+   */
+  readonly opaqueItems?: (choice: TestChoice) => OpaqueItem[];
 }
+
+/** Where an item comes after all the choice's reasoning and text (UTF-16 lengths, as JavaScript counts). */
+const afterText = (choice: TestChoice) => ({ reasoning: choice.reasoning?.length ?? 0, content: choice.text?.length ?? 0 });
+/** Where an item comes after the reasoning, before any text. */
+const afterReasoning = (choice: TestChoice) => ({ reasoning: choice.reasoning?.length ?? 0, content: 0 });
+
+/** The kit's Anthropic thinking block (block 0): its signature_delta after its thinking. */
+const anthropicItems = (choice: TestChoice): OpaqueItem[] =>
+  (choice.reasoningSignatures ?? []).map((data) => ({
+    provider: 'anthropic',
+    kind: 'signature',
+    type: 'signature_delta',
+    part: 'reasoning',
+    block: 0,
+    data,
+    at: afterReasoning(choice),
+  }));
 
 /** The `providerMetadata` of a completion the kit wrote in `format` for `reply`: its envelope, if any. */
 export function envelopeOf(format: ProviderFormat, reply: TestReply): ProviderMetadata | undefined {
@@ -168,6 +190,22 @@ export const FORMATS: Readonly<Record<ProviderFormat, FormatFacts>> = {
     details: ['cachedPromptTokens', 'reasoningTokens'],
     errorSays: 'The server had an error while processing your request',
     envelope: RESPONSES_ENVELOPE,
+    // The kit's reasoning item (`rs_test`, output 0), whole, with its summary and encrypted_content.
+    opaqueItems: (choice) =>
+      (choice.reasoningSignatures ?? []).slice(0, 1).map((encrypted) => ({
+        provider: 'openai',
+        kind: 'encrypted-reasoning',
+        type: 'reasoning',
+        part: 'reasoning',
+        block: 0,
+        data: {
+          id: 'rs_test',
+          type: 'reasoning',
+          summary: choice.reasoning ? [{ type: 'summary_text', text: choice.reasoning }] : [],
+          encrypted_content: encrypted,
+        },
+        at: afterReasoning(choice),
+      })),
   },
   anthropic: {
     ...base,
@@ -179,6 +217,7 @@ export const FORMATS: Readonly<Record<ProviderFormat, FormatFacts>> = {
     details: ALL_DETAILS,
     errorSays: 'Overloaded',
     envelope: ANTHROPIC_ENVELOPE,
+    opaqueItems: anthropicItems,
   },
   gemini: {
     ...base,
@@ -200,6 +239,21 @@ export const FORMATS: Readonly<Record<ProviderFormat, FormatFacts>> = {
     details: ['cachedPromptTokens', 'reasoningTokens'],
     callId: (replyId, choice, index) => (choice === 0 ? `${replyId}-call-${index}` : `${replyId}-choice-${choice}-call-${index}`),
     firstCallSignature: (signature) => ({ google: { thoughtSignature: signature } }),
+    // The first signature on the first call's part; the others (all, without calls) on empty text
+    // parts after the text and the calls.
+    opaqueItems: (choice) =>
+      (choice.reasoningSignatures ?? []).map((data, k) => {
+        const onCall = k === 0 && (choice.toolCalls ?? []).length > 0;
+        return {
+          provider: 'google',
+          kind: 'signature',
+          type: 'thoughtSignature',
+          part: onCall ? 'tool-call' : 'content',
+          ...(onCall ? { call: 0 } : {}),
+          data,
+          at: afterText(choice),
+        };
+      }),
     errorSays: 'The model is overloaded',
   },
   ollama: {
@@ -281,6 +335,17 @@ export const FORMATS: Readonly<Record<ProviderFormat, FormatFacts>> = {
     // The `metadata` event, written only with usage, has the request's latency beside it.
     // `metadata` carries the usage, and beside it the latency of the kit's own.
     envelope: (reply) => (reply.usage === undefined ? undefined : { bedrock: { metrics: { latencyMs: 812 } } }),
+    // The reasoning block (block 0): its signature after its text.
+    opaqueItems: (choice) =>
+      (choice.reasoningSignatures ?? []).map((data) => ({
+        provider: 'bedrock',
+        kind: 'signature',
+        type: 'signature',
+        part: 'reasoning',
+        block: 0,
+        data,
+        at: afterReasoning(choice),
+      })),
   },
   'bedrock-invoke': {
     ...base,
@@ -293,6 +358,7 @@ export const FORMATS: Readonly<Record<ProviderFormat, FormatFacts>> = {
     binary: true,
     errorSays: 'The model stream failed',
     envelope: bedrockInvokeEnvelope,
+    opaqueItems: anthropicItems,
   },
   // Cohere's v2 chat stream: the id at message-start, no model; the SDK's ChatFinishReason, of which
   // the kit writes COMPLETE, MAX_TOKENS, TOOL_CALL and ERROR (none is content_filter or other); usage

@@ -1,7 +1,7 @@
 import { SseFrame } from '../../frames/SseParser.js';
 import { LlmStreamError } from '../../errors/errors.js';
 import { normalizeFinishReason } from '../../internal/finishReason.js';
-import { JsonObject, excerpt, isJsonObject, nonEmptyString } from '../../internal/json.js';
+import { JsonObject, copyJson, excerpt, isJsonObject, nonEmptyString } from '../../internal/json.js';
 import { AnthropicBlockParser } from './anthropicBlocks.js';
 import { AnthropicUsage } from './anthropicUsage.js';
 import { defineDialect } from '../Dialect.js';
@@ -140,6 +140,12 @@ export class AnthropicParser extends AnthropicBlockParser {
     const delta = payload['delta'];
     if (delta !== undefined && delta !== null && !isJsonObject(delta)) {
       throw this.protocolError('message_delta.delta is not an object');
+    }
+    // The code-execution container the next request names (its id, until its expiry): for the turn.
+    const container = isJsonObject(delta) ? delta['container'] : undefined;
+    if (isJsonObject(container)) {
+      const item = { provider: 'anthropic', kind: 'container', type: 'container', part: 'turn', data: copyJson(container) } as const;
+      this.emit({ type: 'opaque-item', choice: 0, item });
     }
     const raw = isJsonObject(delta) ? delta['stop_reason'] : undefined;
     if (raw !== undefined && raw !== null) {

@@ -1,5 +1,6 @@
 import { SseFrame } from '../../frames/SseParser.js';
-import { JsonObject, isJsonObject, nonEmptyString } from '../../internal/json.js';
+import { JsonObject, copyJson, isJsonObject, nonEmptyString } from '../../internal/json.js';
+import type { JsonValue } from '../../types/events.js';
 import { AnthropicToolParser, CHOICE, ProviderToolBlock } from './anthropicTools.js';
 import { CitedSource, citedSource } from './anthropicSources.js';
 import { describeValue } from '../base/payloadValues.js';
@@ -33,6 +34,8 @@ interface TextBlock {
   open: boolean;
   readonly start: number;
   readonly sources: CitedSource[];
+  /** The signatures of this text block, sent with it at its stop (with the span of its text). */
+  readonly signatures: string[];
 }
 
 /** A client tool call: its dense call index, and its non-empty `input` kept in case no delta follows. */
@@ -53,6 +56,8 @@ interface OtherBlock {
   readonly kind: 'thinking' | 'redacted_thinking' | 'tool_result' | 'unknown';
   readonly type: string;
   open: boolean;
+  /** A `compaction` block as far as it came (its start, its deltas' fields): sent back whole. */
+  readonly compaction?: { [key: string]: JsonValue };
 }
 
 type Block = TextBlock | ToolUseBlock | ProviderToolBlock | OtherBlock;
@@ -83,12 +88,12 @@ export abstract class AnthropicBlockParser extends AnthropicToolParser {
     const where = `content block ${index}`;
     const type = block['type'];
     if (typeof type !== 'string') throw this.protocolError(`${where} has type ${describeValue(type)}`);
-    this.blocks.set(index, this.startBlock(type, block, where, payload, frame));
+    this.blocks.set(index, this.startBlock(type, block, where, payload, frame, index));
     this.openBlocks++;
     this.keepUnmapped(payload, MAPPED_BLOCK_START);
   }
 
-  private startBlock(type: string, block: JsonObject, where: string, payload: JsonObject, frame: SseFrame): Block {
+  private startBlock(type: string, block: JsonObject, where: string, payload: JsonObject, frame: SseFrame, index: number): Block {
     switch (type) {
       case 'text':
         return this.startText(block, where, payload, frame);
@@ -96,14 +101,20 @@ export abstract class AnthropicBlockParser extends AnthropicToolParser {
         const text = this.text(block['thinking'], where, 'thinking');
         if (text) this.emit({ type: 'reasoning', choice: 0, text });
         const signature = this.text(block['signature'], where, 'signature');
-        if (signature) this.emit({ type: 'reasoning-signature', choice: 0, signature });
+        if (signature) {
+          this.emit({ type: 'reasoning-signature', choice: 0, signature });
+          this.emitOpaque('signature', 'thinking', 'reasoning', index, signature);
+        }
         this.keepUnmapped(block, MAPPED_THINKING, CHOICE);
         return { kind: 'thinking', type, open: true };
       }
       case 'redacted_thinking': {
         // Encrypted thinking: opaque, and it must go back to the API on the next turn.
         const data = this.text(block['data'], where, 'data');
-        if (data) this.emit({ type: 'reasoning-signature', choice: 0, signature: data });
+        if (data) {
+          this.emit({ type: 'reasoning-signature', choice: 0, signature: data });
+          this.emitOpaque('redacted-reasoning', 'redacted_thinking', 'reasoning', index, data);
+        }
         this.keepUnmapped(block, MAPPED_REDACTED_THINKING, CHOICE);
         return { kind: 'redacted_thinking', type, open: true };
       }
@@ -116,12 +127,15 @@ export abstract class AnthropicBlockParser extends AnthropicToolParser {
         // as it started, and its deltas after it.
         this.keepItem(block, { choice: 0 });
         this.unknown(payload, frame);
+        // A compaction block goes back whole on the next turn: gathered, an opaque item at its stop.
+        if (type === 'compaction')
+          return { kind: 'unknown', type, open: true, compaction: copyJson(block) as { [key: string]: JsonValue } };
         return { kind: 'unknown', type, open: true };
     }
   }
 
   private startText(block: JsonObject, where: string, payload: JsonObject, frame: SseFrame): TextBlock {
-    const started: TextBlock = { kind: 'text', type: 'text', open: true, start: this.contentLength, sources: [] };
+    const started: TextBlock = { kind: 'text', type: 'text', open: true, start: this.contentLength, sources: [], signatures: [] };
     const text = this.text(block['text'], where, 'text');
     if (text) this.emitContent(text);
     this.keepUnmapped(block, MAPPED_TEXT, CHOICE);
@@ -168,7 +182,10 @@ export abstract class AnthropicBlockParser extends AnthropicToolParser {
   private readDelta(block: Block, delta: JsonObject, index: number, payload: JsonObject, frame: SseFrame): void {
     // The deltas of a block this library does not read are passed on whole, whatever their type; those
     // of a block of an unknown kind are kept with it.
-    if (block.kind === 'unknown') this.keepItem(delta, { choice: 0 });
+    if (block.kind === 'unknown') {
+      this.keepItem(delta, { choice: 0 });
+      if (block.compaction !== undefined && delta['type'] === 'compaction_delta') gatherCompaction(block.compaction, delta);
+    }
     if (block.kind === 'unknown' || block.kind === 'tool_result') return this.unknown(payload, frame);
     const type = delta['type'];
     const where = `content block ${index}`;
@@ -200,9 +217,10 @@ export abstract class AnthropicBlockParser extends AnthropicToolParser {
   }
 
   /**
-   * A thinking block's signature. On a text block it is a gateway's misplaced thinking signature
-   * (one that moves the signature of an empty thinking block onto the next block): kept as a
-   * `reasoning-signature`, since dropping it would lose what the next turn must send back.
+   * A thinking block's signature: a `reasoning-signature`, and an opaque item of the reasoning. On a
+   * text block it signs that block (a gateway may also move an empty thinking block's signature
+   * there): an opaque item of the content, never a reasoning signature, which would go back as
+   * thinking.
    */
   private readSignature(block: Block, delta: JsonObject, index: number): void {
     if (block.kind === 'text') {
@@ -212,8 +230,25 @@ export abstract class AnthropicBlockParser extends AnthropicToolParser {
     }
     // llama.cpp's /v1/messages sends "" (a local model cannot sign): nothing to keep.
     const signature = this.text(delta['signature'], `content block ${index} signature_delta`, 'signature');
-    if (signature) this.emit({ type: 'reasoning-signature', choice: 0, signature });
+    if (signature && block.kind === 'text') {
+      // Sent at the block's stop, when the span of the text it signs is known.
+      block.signatures.push(signature);
+    } else if (signature) {
+      this.emit({ type: 'reasoning-signature', choice: 0, signature });
+      this.emitOpaque('signature', 'signature_delta', 'reasoning', index, signature);
+    }
     this.keepUnmapped(delta, MAPPED_SIGNATURE_DELTA, CHOICE);
+  }
+
+  /** An opaque item of content block `block`, for the next turn. */
+  private emitOpaque(
+    kind: 'signature' | 'redacted-reasoning' | 'compaction',
+    type: string,
+    part: 'reasoning' | 'content' | 'turn',
+    block: number,
+    data: JsonValue,
+  ): void {
+    this.emit({ type: 'opaque-item', choice: 0, item: { provider: 'anthropic', kind, type, part, block, data } });
   }
 
   private readInputJson(block: Block, delta: JsonObject, index: number): void {
@@ -247,7 +282,7 @@ export abstract class AnthropicBlockParser extends AnthropicToolParser {
     this.keepUnmapped(payload, MAPPED_BLOCK_STOP);
     switch (block.kind) {
       case 'text':
-        return this.emitSources(block);
+        return this.closeText(block, index);
       case 'tool_use':
         if (!block.sawInput && block.placeholderInput !== undefined) {
           this.emit({ type: 'tool-call-delta', choice: 0, index: block.call, arguments: block.placeholderInput });
@@ -256,6 +291,7 @@ export abstract class AnthropicBlockParser extends AnthropicToolParser {
       case 'provider_tool':
         return this.endProviderTool(block);
       case 'unknown':
+        if (block.compaction !== undefined) this.emitOpaque('compaction', 'compaction', 'turn', index, block.compaction);
         return this.unknown(payload, frame);
       default:
     }
@@ -266,7 +302,21 @@ export abstract class AnthropicBlockParser extends AnthropicToolParser {
    * them), with the span their text reached.
    */
   protected emitOpenSources(): void {
-    for (const block of this.blocks.values()) if (block.kind === 'text' && block.open) this.emitSources(block);
+    for (const [index, block] of this.blocks) if (block.kind === 'text' && block.open) this.closeText(block, index);
+  }
+
+  /** The end of text block `index`: its sources, then its signatures, each with the span of its text. */
+  private closeText(block: TextBlock, index: number): void {
+    this.emitSources(block);
+    const span = { start: block.start, end: this.contentLength };
+    for (const data of block.signatures) {
+      this.emit({
+        type: 'opaque-item',
+        choice: 0,
+        item: { provider: 'anthropic', kind: 'signature', type: 'signature_delta', part: 'content', block: index, span, data },
+      });
+    }
+    block.signatures.length = 0;
   }
 
   private emitSources(block: TextBlock): void {
@@ -298,5 +348,19 @@ export abstract class AnthropicBlockParser extends AnthropicToolParser {
     deltaType: string,
   ): asserts block is Extract<Block, { kind: K }> {
     if (block.kind !== kind) throw this.protocolError(`${deltaType} in content block ${index}, a ${block.type} block`);
+  }
+}
+
+/**
+ * Folds a `compaction_delta` into its block: `content` (the summary's text) appended, any other field
+ * (`encrypted_content`) replaced, a `null` leaving what came before.
+ */
+function gatherCompaction(compaction: { [key: string]: JsonValue }, delta: JsonObject): void {
+  for (const key of Object.keys(delta)) {
+    const value = delta[key];
+    if (key === 'type' || value === null || value === undefined) continue;
+    const before = compaction[key];
+    compaction[key] =
+      key === 'content' && typeof before === 'string' && typeof value === 'string' ? before + value : copyJson(value as JsonValue);
   }
 }

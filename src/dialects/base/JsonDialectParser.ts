@@ -22,6 +22,7 @@ const OUTPUT_EVENTS: ReadonlySet<ChatEvent['type']> = new Set<ChatEvent['type']>
   'provider-tool-call',
   'provider-tool-result',
   'tool-request',
+  'opaque-item',
   // Passed on only when asked for: the user then has the payload, and nothing of it is lost.
   'unknown',
 ]);

@@ -230,9 +230,28 @@ export class BedrockConverseParser extends JsonDialectParser {
       const thought = this.text(reasoning['text'], where, 'text');
       if (thought) this.emit({ type: 'reasoning', choice: 0, text: thought });
       const signature = this.text(reasoning['signature'], where, 'signature');
-      if (signature) this.emit({ type: 'reasoning-signature', choice: 0, signature });
+      if (signature) {
+        this.emit({ type: 'reasoning-signature', choice: 0, signature });
+        // Bedrock wants `reasoningContent.reasoningText.signature` back with the text it signs.
+        this.emit({
+          type: 'opaque-item',
+          choice: 0,
+          item: { provider: 'bedrock', kind: 'signature', type: 'signature', part: 'reasoning', block, data: signature },
+        });
+      }
       const redacted = this.text(reasoning['redactedContent'], where, 'redactedContent');
-      if (redacted) this.emit({ type: 'reasoning-signature', choice: 0, signature: redacted });
+      if (redacted) {
+        this.emit({ type: 'reasoning-signature', choice: 0, signature: redacted });
+        const item = {
+          provider: 'bedrock',
+          kind: 'redacted-reasoning',
+          type: 'redactedContent',
+          part: 'reasoning',
+          block,
+          data: redacted,
+        } as const;
+        this.emit({ type: 'opaque-item', choice: 0, item });
+      }
       this.keepUnmapped(reasoning, MAPPED_REASONING, place);
     }
   }

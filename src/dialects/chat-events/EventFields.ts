@@ -1,5 +1,13 @@
 import { ProtocolError } from '../../errors/errors.js';
-import type { ChatEvent, CustomToolCall, FunctionToolCall, IncompleteToolCall, ProviderToolCall, ToolRequest } from '../../types/events.js';
+import type {
+  ChatEvent,
+  CustomToolCall,
+  FunctionToolCall,
+  IncompleteToolCall,
+  OpaqueItem,
+  ProviderToolCall,
+  ToolRequest,
+} from '../../types/events.js';
 import { JsonObject, isJsonObject } from '../../internal/json.js';
 import { describeValue, isIndex } from '../base/payloadValues.js';
 
@@ -40,6 +48,7 @@ const EVENT_FIELDS: { readonly [T in ChatEvent['type']]: EveryField<Extract<Chat
   'provider-tool-call': { type: true, choice: true, call: true },
   'provider-tool-result': { type: true, choice: true, id: true, result: true },
   'tool-request': { type: true, choice: true, request: true },
+  'opaque-item': { type: true, choice: true, item: true, at: true },
   'provider-metadata': { type: true, provider: true, choice: true, call: true, fields: true, items: true, capped: true },
   unknown: { type: true, event: true, payload: true },
   finish: { type: true, choice: true, reason: true, raw: true },
@@ -70,10 +79,20 @@ const TOOL_CALL_FIELDS: EveryField<FunctionToolCall> & EveryField<CustomToolCall
 const INCOMPLETE_CALL_FIELDS: EveryField<IncompleteToolCall> = { kind: true, index: true, id: true, name: true, arguments: true };
 const PROVIDER_TOOL_CALL_FIELDS: EveryField<ProviderToolCall> = { id: true, name: true, type: true, input: true, result: true };
 const TOOL_REQUEST_FIELDS: EveryField<ToolRequest> = { id: true, type: true, kind: true, name: true, input: true };
+const OPAQUE_ITEM_FIELDS: EveryField<Omit<OpaqueItem, 'at'>> = {
+  provider: true,
+  kind: true,
+  type: true,
+  part: true,
+  call: true,
+  block: true,
+  span: true,
+  data: true,
+};
 
 /**
  * The fields of the `call` of `tool-call`, `tool-call-incomplete` and `provider-tool-call`, and of the
- * `request` of `tool-request`: any other is kept as `providerMetadata['chat-events']` of that call (of
+ * `request` of `tool-request`, and of the `item` of `opaque-item`: any other is kept as `providerMetadata['chat-events']` of that call (of
  * the choice, for a call the provider ran and for a request).
  * Inside the other objects an event carries (`usage`, `progress`, `timings`, a `source`), nothing is
  * kept apart: they are read whole.
@@ -82,6 +101,7 @@ export const MAPPED_TOOL_CALL: ReadonlySet<string> = new Set(Object.keys(TOOL_CA
 export const MAPPED_INCOMPLETE_CALL: ReadonlySet<string> = new Set(Object.keys(INCOMPLETE_CALL_FIELDS));
 export const MAPPED_PROVIDER_TOOL_CALL: ReadonlySet<string> = new Set(Object.keys(PROVIDER_TOOL_CALL_FIELDS));
 export const MAPPED_TOOL_REQUEST: ReadonlySet<string> = new Set(Object.keys(TOOL_REQUEST_FIELDS));
+export const MAPPED_OPAQUE_ITEM: ReadonlySet<string> = new Set(Object.keys(OPAQUE_ITEM_FIELDS));
 
 /**
  * Reads the fields of one of this library's own events as `toMessageEvents` wrote them, each of the

@@ -1,11 +1,23 @@
-import { ChatEvent, IncompleteToolCall, JsonValue, ProviderToolCall, Source, TokenLogprob, ToolRequest } from '../../types/events.js';
+import {
+  ChatEvent,
+  IncompleteToolCall,
+  JsonValue,
+  OpaqueItem,
+  OpaqueItemKind,
+  OpaqueItemPart,
+  ProviderToolCall,
+  Source,
+  TokenLogprob,
+  ToolRequest,
+} from '../../types/events.js';
 import { JsonObject, copyJson, isJsonObject } from '../../internal/json.js';
 import { EventFields } from './EventFields.js';
 
 /**
  * Reads the events of this library's own stream that carry the parts of a reply beside its text
  * (`toMessageEvents` writes them as JSON): a cut call, log probabilities, a source, audio, a tool the
- * provider ran and its result, a call that waits for the program (`tool-request`), what the provider
+ * provider ran and its result, a call that waits for the program (`tool-request`), what the next turn
+ * must send back (`opaque-item`), what the provider
  * sent that no field names, an unknown payload passed on. Undefined for another type. Values kept in
  * an event are copies: the payload's objects are reused for the next frame.
  */
@@ -77,6 +89,35 @@ export function readReplyPartEvent(type: string, payload: JsonObject, fields: Ev
       };
       return { type, choice: fields.indexField(payload, 'choice'), request: waiting };
     }
+    case 'opaque-item': {
+      const item = fields.objectField(payload, 'item');
+      const kind = item['kind'];
+      if (typeof kind !== 'string' || !OPAQUE_KINDS.has(kind))
+        throw fields.fail(`item.kind is ${JSON.stringify(kind)}, not a kind of opaque item`);
+      const part = item['part'];
+      if (typeof part !== 'string' || !OPAQUE_PARTS.has(part))
+        throw fields.fail(`item.part is ${JSON.stringify(part)}, not a part of a turn`);
+      const opaque: Omit<OpaqueItem, 'at'> = {
+        provider: fields.textField(item, 'item.provider'),
+        kind: kind as OpaqueItemKind,
+        type: fields.textField(item, 'item.type'),
+        part: part as OpaqueItemPart,
+        ...fields.optional(item, 'item.call', fields.indexField),
+        ...fields.optional(item, 'item.block', fields.indexField),
+        ...(item['span'] === undefined ? {} : { span: readSpan(fields, fields.objectField(item, 'item.span')) }),
+        data: copyJson(item['data'] ?? null),
+      };
+      // Where it arrived, when the writer said: else the fold on this side finds it in the same text.
+      const at = payload['at'] === undefined ? undefined : fields.objectField(payload, 'at');
+      return {
+        type,
+        choice: fields.indexField(payload, 'choice'),
+        item: opaque,
+        ...(at === undefined
+          ? {}
+          : { at: { reasoning: fields.indexField(at, 'at.reasoning'), content: fields.indexField(at, 'at.content') } }),
+      };
+    }
     case 'provider-metadata': {
       const fieldsValue = payload['fields'];
       const items = payload['items'];
@@ -102,6 +143,24 @@ export function readReplyPartEvent(type: string, payload: JsonObject, fields: Ev
       return undefined;
   }
 }
+
+/** A range of a text: two offsets. */
+function readSpan(fields: EventFields, span: JsonObject): { start: number; end: number } {
+  return { start: fields.indexField(span, 'item.span.start'), end: fields.indexField(span, 'item.span.end') };
+}
+
+/** The kinds of opaque item and the parts of a turn this version knows: another is a newer version's, refused. */
+const OPAQUE_KINDS: ReadonlySet<string> = new Set<OpaqueItemKind>([
+  'signature',
+  'redacted-reasoning',
+  'encrypted-reasoning',
+  'reasoning-detail',
+  'compaction',
+  'container',
+  'continuation',
+  'program',
+]);
+const OPAQUE_PARTS: ReadonlySet<string> = new Set<OpaqueItemPart>(['reasoning', 'content', 'tool-call', 'turn']);
 
 /** A list of token log probabilities: an array of objects with a token and a number, copied. */
 function tokens(fields: EventFields, payload: JsonObject, path: string): TokenLogprob[] {

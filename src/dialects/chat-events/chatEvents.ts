@@ -11,6 +11,7 @@ import {
   MAPPED_PROVIDER_TOOL_CALL,
   MAPPED_TOOL_CALL,
   MAPPED_TOOL_REQUEST,
+  MAPPED_OPAQUE_ITEM,
 } from './EventFields.js';
 import { JsonDialectParser, MetadataPlace } from '../base/JsonDialectParser.js';
 import { describeValue } from '../base/payloadValues.js';
@@ -115,6 +116,11 @@ export class ChatEventsParser extends JsonDialectParser {
         const place = { choice: event.choice };
         this.keepUnmapped(payload, MAPPED_EVENT[event.type], place);
         return this.keepUnmapped(payload['request'] as JsonObject, MAPPED_TOOL_REQUEST, place);
+      }
+      case 'opaque-item': {
+        const place = { choice: event.choice };
+        this.keepUnmapped(payload, MAPPED_EVENT[event.type], place);
+        return this.keepUnmapped(payload['item'] as JsonObject, MAPPED_OPAQUE_ITEM, place);
       }
       case 'provider-metadata': {
         const { choice, call } = event;

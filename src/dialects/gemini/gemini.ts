@@ -135,6 +135,9 @@ export class GeminiParser extends JsonDialectParser {
     serialize: (value, where) => this.serialize(value, where),
     fail: (what, reason) => this.protocolError(what, reason),
     keepCallFields: (part, call, choice, index) => {
+      // A call's thoughtSignature goes back on that call's part (Gemini 3 refuses the call without it).
+      const signature = part['thoughtSignature'];
+      if (typeof signature === 'string' && signature !== '') this.emitSignature(choice, 'tool-call', signature, index);
       const place = { choice, call: index };
       this.keepUnmapped(part, MAPPED_CALL_PART, place);
       this.keepUnmapped(call, MAPPED_FUNCTION_CALL, place);
@@ -228,10 +231,32 @@ export class GeminiParser extends JsonDialectParser {
     if (isJsonObject(grounding)) this.keepUnmapped(grounding, MAPPED_GROUNDING, place);
     if (isJsonObject(urlContext)) this.keepUnmapped(urlContext, MAPPED_URL_CONTEXT, place);
 
+    // Gemini's continuationToken (finish CONTINUATION): the next request sends it to go on.
+    const token = candidate['continuationToken'];
+    if (typeof token === 'string' && token !== '') {
+      this.emit({
+        type: 'opaque-item',
+        choice,
+        item: { provider: 'google', kind: 'continuation', type: 'continuationToken', part: 'turn', data: token },
+      });
+    }
     const raw = candidate['finishReason'];
     if (raw === undefined || raw === null) return;
     if (typeof raw !== 'string' || raw === '') throw this.protocolError(`${where}.finishReason is ${describeValue(raw)}`);
     this.finishCandidate(choice, raw);
+  }
+
+  /** A `thoughtSignature` as an opaque item of `part` (of call `call`, for a call's). */
+  private emitSignature(choice: number, part: 'reasoning' | 'content' | 'tool-call' | 'turn', data: string, call?: number): void {
+    const item = {
+      provider: 'google',
+      kind: 'signature',
+      type: 'thoughtSignature',
+      part,
+      ...(call === undefined ? {} : { call }),
+      data,
+    } as const;
+    this.emit({ type: 'opaque-item', choice, item });
   }
 
   private readPart(part: unknown, choice: number, where: string): void {
@@ -260,7 +285,14 @@ export class GeminiParser extends JsonDialectParser {
     this.readTranscription(part['audioTranscription'], choice, `${where}.audioTranscription`);
 
     const signature = this.text(part['thoughtSignature'], where, 'thoughtSignature');
-    if (signature) this.emit({ type: 'reasoning-signature', choice, signature });
+    if (signature) {
+      this.emit({ type: 'reasoning-signature', choice, signature });
+      // A call's part made its item already, on the call. A thought's goes with the reasoning, a text
+      // part's with its text (an empty one's with the text before it); another part's stands at its
+      // place in the turn.
+      const signed = part['thought'] === true ? 'reasoning' : typeof part['text'] === 'string' ? 'content' : 'turn';
+      if (!makesCall) this.emitSignature(choice, signed, signature);
+    }
     // An image, a file, a function response...: a part of a kind this dialect does not read is kept
     // whole (`providerMetadata.google.items`), and its chunk passed on with `unknownEvents`.
     if (!PART_KEYS.some((key) => part[key] !== undefined)) {

@@ -1,11 +1,12 @@
 import { SseFrame } from '../../frames/SseParser.js';
 import { LlmStreamError } from '../../errors/errors.js';
 import { Usage } from '../../types/events.js';
-import { JsonObject, excerpt, finiteNumber, isJsonObject, nonEmptyString } from '../../internal/json.js';
+import { JsonObject, copyJson, excerpt, finiteNumber, isJsonObject, nonEmptyString } from '../../internal/json.js';
 import { mergeUsage } from '../../internal/mergeUsage.js';
 import { defineDialect } from '../Dialect.js';
 import type { MetadataPlace } from '../base/JsonDialectParser.js';
 import { OpenAiChatCallReader } from './openaiChatCalls.js';
+import { isThoughtSignature } from './thoughtSignature.js';
 import { TokenLogprobList, readLegacyLogprobs, readTokenLogprobs } from '../base/tokenLogprobs.js';
 import { ChatChoiceState, audioEvent, isAudioExpiryOnly, newSources } from './openaiChatParts.js';
 import { describeValue, hasError, isIndex } from '../base/payloadValues.js';
@@ -266,11 +267,13 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
     // OpenRouter and Snowflake may send the reasoning only as `reasoning_details` entries.
     if (reasoning === undefined && delta['reasoning_details'] !== undefined) reasoning = reasoningDetailsText(delta['reasoning_details']);
     let content: string | undefined;
+    let thinkingSignatures: string[] | undefined;
     const rawContent = delta['content'];
     if (Array.isArray(rawContent)) {
       // Mistral's reasoning models send content as typed parts: text, and thinking (itself parts).
       const parts = readContentParts(rawContent);
       content = parts.content;
+      thinkingSignatures = parts.signatures;
       if (parts.reasoning !== undefined) reasoning = (reasoning ?? '') + parts.reasoning;
     } else {
       content = this.text(rawContent, where, 'content');
@@ -286,13 +289,56 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
           : { type: 'reasoning', choice, text: reasoning, reasoningTokens: this.latestPredicted },
       );
     }
+    // What the next turn must send back of the reasoning, after the text it signs.
+    if (delta['reasoning_details'] !== undefined) this.emitReasoningDetails(delta['reasoning_details'], choice);
+    if (thinkingSignatures !== undefined) this.emitThinkingSignatures(thinkingSignatures, choice);
     if (content) this.emit({ type: 'content', choice, text: content });
     if (refusal) this.emit({ type: 'refusal', choice, text: refusal });
+    const extra = delta['extra_content'];
+    if (extra !== undefined && isThoughtSignature(extra)) {
+      const part = content || !reasoning ? 'content' : 'reasoning';
+      const item = { provider: 'google', kind: 'signature', type: 'extra_content', part, data: copyJson(extra) } as const;
+      this.emit({ type: 'opaque-item', choice, item });
+    }
     this.readAudio(delta, choice, where);
     this.readAnnotations(delta['annotations'], choice, where);
     this.readToolCalls(delta['tool_calls'], choice, position);
     this.readFunctionCall(delta['function_call'], choice, position);
     this.keepUnmapped(delta, MAPPED_DELTA, choicePlace(choice));
+  }
+
+  /**
+   * OpenRouter's `reasoning_details`: each entry (`reasoning.text` with its `signature`,
+   * `reasoning.encrypted` with its `data`, `reasoning.summary`) an opaque item of its own, whole, with
+   * its `index` as the block: OpenRouter wants the entries back, an entry's fragments joined by index.
+   */
+  private emitReasoningDetails(details: unknown, choice: number): void {
+    if (!Array.isArray(details)) return;
+    for (const detail of details) {
+      if (!isJsonObject(detail)) continue;
+      const type = typeof detail['type'] === 'string' ? detail['type'] : 'reasoning.unknown';
+      const block = detail['index'];
+      const item = {
+        provider: 'openrouter',
+        kind: 'reasoning-detail',
+        type,
+        part: 'reasoning',
+        ...(isIndex(block) ? { block } : {}),
+        data: copyJson(detail),
+      } as const;
+      this.emit({ type: 'opaque-item', choice, item });
+    }
+  }
+
+  /** Mistral's thinking parts' `signature`s, each after the thinking it signs. */
+  private emitThinkingSignatures(signatures: readonly string[], choice: number): void {
+    for (const data of signatures) {
+      this.emit({
+        type: 'opaque-item',
+        choice,
+        item: { provider: 'mistral', kind: 'signature', type: 'thinking', part: 'reasoning', data },
+      });
+    }
   }
 
   /** `delta.audio`: an `audio` event with the parts this piece had; notes a piece that is only the expiry. */
@@ -405,9 +451,10 @@ function reasoningDetailsText(details: unknown): string | undefined {
   return text === '' ? undefined : text;
 }
 
-function readContentParts(parts: readonly unknown[]): { content?: string; reasoning?: string } {
+function readContentParts(parts: readonly unknown[]): { content?: string; reasoning?: string; signatures?: string[] } {
   let content = '';
   let reasoning = '';
+  let signatures: string[] | undefined;
   for (const part of parts) {
     if (!isJsonObject(part)) continue;
     if (part['type'] === 'text' && typeof part['text'] === 'string') content += part['text'];
@@ -415,9 +462,12 @@ function readContentParts(parts: readonly unknown[]): { content?: string; reason
       for (const inner of part['thinking']) {
         if (isJsonObject(inner) && typeof inner['text'] === 'string') reasoning += inner['text'];
       }
+      // A ThinkChunk's signature: what Mistral wants back with the thinking it signs.
+      const signature = part['signature'];
+      if (typeof signature === 'string' && signature !== '') (signatures ??= []).push(signature);
     }
   }
-  return { ...(content ? { content } : {}), ...(reasoning ? { reasoning } : {}) };
+  return { ...(content ? { content } : {}), ...(reasoning ? { reasoning } : {}), ...(signatures ? { signatures } : {}) };
 }
 
 /** The `openai-chat` dialect's factory, for `assembleChunks({ dialect: openaiChat })` and composition. */

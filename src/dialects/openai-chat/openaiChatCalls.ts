@@ -1,4 +1,5 @@
-import { JsonObject, isJsonObject, nonEmptyString } from '../../internal/json.js';
+import { JsonObject, copyJson, isJsonObject, nonEmptyString } from '../../internal/json.js';
+import { isThoughtSignature } from './thoughtSignature.js';
 import { JsonDialectParser } from '../base/JsonDialectParser.js';
 import { describeValue, isIndex } from '../base/payloadValues.js';
 
@@ -69,6 +70,19 @@ export abstract class OpenAiChatCallReader extends JsonDialectParser {
     const calls = this.callsOf(choice);
     const index = this.callIndex(calls, choice, fragment, position, k);
     this.emitFragment(fragment, choice, index);
+    // Gemini's thought signature on a call goes back on that call: an opaque item of the call.
+    const extra = (entry as JsonObject)['extra_content'];
+    if (extra !== undefined && isThoughtSignature(extra)) {
+      const item = {
+        provider: 'google',
+        kind: 'signature',
+        type: 'extra_content',
+        part: 'tool-call',
+        call: index,
+        data: copyJson(extra),
+      } as const;
+      this.emit({ type: 'opaque-item', choice, item });
+    }
     // Checked by `fragment`: an object. Kept after the fragment's event, for the call it names.
     this.keepUnmapped(entry as JsonObject, MAPPED_CALL, { choice, call: index });
   }

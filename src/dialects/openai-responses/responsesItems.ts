@@ -1,7 +1,7 @@
 import { SseFrame } from '../../frames/SseParser.js';
-import { JsonObject, excerpt, isJsonObject } from '../../internal/json.js';
+import { JsonObject, copyJson, excerpt, isJsonObject } from '../../internal/json.js';
 import { JsonDialectParser } from '../base/JsonDialectParser.js';
-import { describeValue } from '../base/payloadValues.js';
+import { describeValue, isIndex } from '../base/payloadValues.js';
 import { CallItems, CallState } from './responsesCallItems.js';
 import { PROVIDER_TOOL_ITEMS, providerToolItem, providerToolMapped } from './responsesProviderTools.js';
 import { TOOL_REQUEST_ITEMS, requestOf } from './responsesToolRequests.js';
@@ -29,7 +29,9 @@ const CALL_TEXT_FIELDS: ReadonlyMap<string, 'arguments' | 'input'> = new Map([
  *   `output_index`), so interleaved items assemble. A custom call's fragments say `kind: 'custom'`:
  *   its input is free-form text, never parsed. The finished item closes the call (`tool-call-end`),
  *   unless it finished `incomplete` (the token limit cut it: a `length` finish keeps it apart).
- * - `reasoning`: the finished item's `encrypted_content` is a `reasoning-signature`.
+ * - `reasoning`: the finished item's `encrypted_content` is a `reasoning-signature`, and the item
+ *   whole an `opaque-item` (`encrypted-reasoning`), as are `compaction` and `program` items (a
+ *   program's `fingerprint` must be round-tripped), which are also kept as items of unknown kind.
  * - the tools the provider runs (`web_search_call`, `file_search_call`, `code_interpreter_call`,
  *   `image_generation_call`, `mcp_call`): the finished item is a `provider-tool-call` and, when it
  *   holds one, a `provider-tool-result` (see `providerToolItem`).
@@ -71,13 +73,19 @@ export abstract class ResponsesItemsParser extends JsonDialectParser {
     if (kind === 'reasoning') {
       // Only the finished item's encrypted_content is whole (the added item's "may be incomplete").
       const encrypted = this.optionalString(item['encrypted_content'], 'item.encrypted_content');
-      if (encrypted !== undefined) this.emit({ type: 'reasoning-signature', choice: 0, signature: encrypted });
+      if (encrypted !== undefined) {
+        this.emit({ type: 'reasoning-signature', choice: 0, signature: encrypted });
+        // The item whole (its id and summary with the encrypted content): what goes back when nothing is stored.
+        this.emitOpaque(payload, item, 'encrypted-reasoning', 'reasoning', 'reasoning');
+      }
       return;
     }
     const request = requestOf(item);
     if (request !== undefined) this.emit({ type: 'tool-request', choice: 0, request });
     else if (typeof kind === 'string' && PROVIDER_TOOL_ITEMS.has(kind)) this.readProviderTool(item, payload, frame);
     else if (kind !== 'message') {
+      // A compaction item and a program (with its replay fingerprint) go back on the next turn as they came.
+      if (kind === 'compaction' || kind === 'program') this.emitOpaque(payload, item, kind, kind, 'turn');
       // An item of a kind this dialect does not read: part of the reply all the same, kept whole.
       this.keepItem(item, CHOICE);
       this.unknown(payload, frame);
@@ -111,6 +119,19 @@ export abstract class ResponsesItemsParser extends JsonDialectParser {
     const delta = payload['delta'];
     if (typeof delta !== 'string') throw this.protocolError(`delta is ${describeValue(delta)}, not text`);
     return delta;
+  }
+
+  /** An output item as an opaque item of the turn, whole, at its `output_index`. */
+  private emitOpaque(
+    payload: JsonObject,
+    item: JsonObject,
+    kind: 'encrypted-reasoning' | 'compaction' | 'program',
+    type: string,
+    part: 'reasoning' | 'turn',
+  ): void {
+    const block = payload['output_index'];
+    const where = isIndex(block) ? { block } : {};
+    this.emit({ type: 'opaque-item', choice: 0, item: { provider: 'openai', kind, type, part, ...where, data: copyJson(item) } });
   }
 
   /** Items whose `.added` event says nothing: a message streams in its own events, the others are read when done. */

@@ -1,5 +1,6 @@
 import { audioPart } from './audio.js';
 import { logprobsPart } from './logprobs.js';
+import { opaqueItemsPart } from './opaqueItems.js';
 import { providerMetadataPart } from './providerMetadata.js';
 import { providerToolCallsPart } from './providerToolCalls.js';
 import type { ReplyPart, ReplyPartField } from './ReplyPart.js';
@@ -15,7 +16,8 @@ import { toolRequestsPart } from './toolRequests.js';
  *
  * @example
  * ```ts
- * REPLY_PARTS.map((part) => part.field); // ['logprobs', 'sources', 'audio', 'providerToolCalls', 'toolRequests', 'providerMetadata']
+ * REPLY_PARTS.map((part) => part.field);
+ * // ['logprobs', 'sources', 'audio', 'providerToolCalls', 'toolRequests', 'opaqueItems', 'providerMetadata']
  * ```
  */
 export const REPLY_PARTS: readonly SomeReplyPart[] = [
@@ -24,6 +26,7 @@ export const REPLY_PARTS: readonly SomeReplyPart[] = [
   audioPart,
   providerToolCallsPart,
   toolRequestsPart,
+  opaqueItemsPart,
   providerMetadataPart,
 ].map(
   // Each declaration is used only with the state it made itself: its state type can be forgotten here.
