@@ -1508,17 +1508,18 @@ MAX_PROVIDER_METADATA_CHARS = 256 * 1024
 
 
 def gemini_answered_call(made, response):
-    """The call of a choice that a functionResponse answers: the one with its id when both carry one,
-    else the earliest of its name still unanswered; None when it answers none."""
+    """The call of a choice that a functionResponse answers: the one with its id (FunctionResponse.id is
+    the id of the call it answers); else the earliest unanswered call of its name that has no id, or,
+    for a response without an id, of its name at all; None when it answers none."""
     open_calls = [call for call in made if 'result' not in call]
     wanted = text_piece(response.get('id'))
-    if wanted is not None:
-        for call in open_calls:
-            if call['id'] == wanted:
-                return call
-    for call in open_calls:
-        if call['name'] == text_piece(response.get('name')) and (wanted is None or call['id'] is None):
-            return call
+    name = text_piece(response.get('name'))
+    by_id = [call for call in open_calls if wanted is not None and call['id'] == wanted]
+    without_id = [call for call in open_calls if call['name'] == name and call['id'] is None]
+    by_name = [call for call in open_calls if wanted is None and call['name'] == name]
+    for found in (by_id, without_id, by_name):
+        if found:
+            return found[0]
     return None
 
 

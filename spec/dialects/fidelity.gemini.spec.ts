@@ -149,6 +149,37 @@ describe('gemini reads a server-side MCP reply to its real end (issue 30, C)', (
     expect((error as Error).name).toBe('StreamClosedEarlyError');
   });
 
+  it('joins each functionResponse to the server-run call it names, by id, else by the earliest call of its name', () => {
+    // FunctionCall {id?, name?, args?}; FunctionResponse {id?, name?, response?}: written from @google/genai's types.
+    const finishing = (parts: readonly Part[]) => ({
+      ...chunk(parts),
+      candidates: [{ content: { role: 'model', parts }, index: 0, finishReason: 'STOP' }],
+    });
+    const { completion, error } = readReply(
+      sseOf([
+        finishing([
+          { functionCall: { id: 'a', name: 'lookup', args: { q: 1 } } },
+          { functionCall: { name: 'lookup', args: { q: 2 } } },
+          { functionCall: { name: 'lookup', args: { q: 3 } } },
+        ]),
+        chunk([
+          { functionResponse: { name: 'lookup', response: { n: 2 } } },
+          { functionResponse: { id: 'a', name: 'lookup', response: { n: 1 } } },
+          { functionResponse: { name: 'lookup', response: { n: 3 } } },
+        ]),
+        chunk([{ text: 'Done.' }], 'STOP'),
+      ]),
+      'gemini',
+    );
+    expect(error).toBeUndefined();
+    expect(completion).toMatchObject({ content: 'Done.', toolCalls: [], finishReason: 'stop' });
+    expect(completion!.providerToolCalls).toEqual([
+      { id: 'a', name: 'lookup', type: 'functionCall', input: { q: 1 }, result: { n: 1 } },
+      { id: 'r1-server-call-1', name: 'lookup', type: 'functionCall', input: { q: 2 }, result: { n: 2 } },
+      { id: 'r1-server-call-2', name: 'lookup', type: 'functionCall', input: { q: 3 }, result: { n: 3 } },
+    ]);
+  });
+
   it('ends the reply at a trailing [DONE] after the first finish, as the finish of a call for the program', () => {
     const { completion, error } = readReply(`${events[0]!}\r\n\r\ndata: [DONE]\r\n\r\n`, 'gemini');
     expect(error).toBeUndefined();

@@ -73,7 +73,10 @@ const MAPPED_URL_CONTEXT: ReadonlySet<string> = new Set(['urlMetadata']);
  * Google Gemini's native stream (`models/{model}:streamGenerateContent?alt=sse`, and Vertex AI's):
  * data-only SSE (CRLF on the real wire), each event a whole `GenerateContentResponse`:
  * `{candidates: [{content: {parts, role}, finishReason?, index?, groundingMetadata?}], usageMetadata, modelVersion, responseId}`.
- * There is no `[DONE]`: the chunk that carries the `finishReason` is the last one.
+ * There is no `[DONE]`: the chunk that carries the `finishReason` is the last one, except after a
+ * call the API runs itself (server-side MCP: the next chunk answers it with a `functionResponse`, and
+ * the reply goes on to its last finish). A chunk that finishes a candidate with a whole call in it is
+ * therefore read at the next frame, or at the end (see `GeminiServerCalls`).
  *
  * Each chunk's parts are new parts, never a snapshot of the earlier ones. A part maps to events by
  * its keys: `text` is answer text, `text` with `thought: true` is reasoning, `functionCall` is a call

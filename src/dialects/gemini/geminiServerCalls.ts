@@ -23,8 +23,8 @@ interface RunningCall {
  * server's (`call`: `provider-tool-call`, type `functionCall`, input its `args`) and its finish was
  * not the last; otherwise, or when the stream ends there, the held chunk reads as any other: calls
  * for the program, and the finish that ends the reply. Each `functionResponse` is the
- * `provider-tool-result` of the call it names (`answer`: by `id` when both carry one, else the
- * earliest call of that name still without a result).
+ * `provider-tool-result` of the call it names (`answer`: the call with its `id`; else the earliest
+ * call of its `name` still without a result, one without an id first).
  *
  * @example
  * ```ts
@@ -112,8 +112,10 @@ export class GeminiServerCalls {
     if (running === undefined || running.length === 0) return false;
     const id = this.optionalText(response['id'], `${where}.id`);
     const name = this.optionalText(response['name'], `${where}.name`);
+    // The id a call carries is the one its response gives back: a response without one answers a call without one first.
     let at = id === undefined ? -1 : running.findIndex((call) => call.wireId === id);
-    if (at < 0) at = running.findIndex((call) => call.name === name && (id === undefined || call.wireId === undefined));
+    if (at < 0) at = running.findIndex((call) => call.name === name && call.wireId === undefined);
+    if (at < 0 && id === undefined) at = running.findIndex((call) => call.name === name);
     if (at < 0) return false;
     const call = running.splice(at, 1)[0]!;
     const result = response['response'];
