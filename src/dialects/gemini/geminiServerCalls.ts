@@ -31,7 +31,9 @@ interface RunningCall {
  * const calls = new GeminiServerCalls((event) => events.push(event), (what) => new ProtocolError(what));
  * const held = { candidates: [{ content: { parts: [{ functionCall: { name: 'get_weather', args: {} } }] }, finishReason: 'STOP' }] };
  * GeminiServerCalls.finishesWithCall(held); // true: held until the next frame
- * calls.answered('{"candidates":[{"content":{"parts":[{"functionResponse":{"name":"get_weather"}}]}}]}'); // Set {0}
+ * GeminiServerCalls.answered('{"candidates":[{"content":{"parts":[{"functionResponse":{"name":"get_weather"}}]}}]}'); // Set {0}
+ * calls.call({ name: 'get_weather', args: {} }, 0, 'r1', 'parts[0].functionCall'); // provider-tool-call r1-server-call-0
+ * calls.answer({ name: 'get_weather', response: { temp: 20 } }, 0, 'parts[0].functionResponse'); // its provider-tool-result: true
  * ```
  */
 export class GeminiServerCalls {
@@ -70,13 +72,14 @@ export class GeminiServerCalls {
     }
     const candidates = isJsonObject(chunk) ? chunk['candidates'] : undefined;
     if (!Array.isArray(candidates)) return answered;
-    candidates.forEach((candidate: unknown, position) => {
-      if (!isJsonObject(candidate)) return;
+    for (const candidate of candidates as unknown[]) {
+      if (!isJsonObject(candidate)) continue;
       const parts = isJsonObject(candidate['content']) ? candidate['content']['parts'] : undefined;
-      if (!Array.isArray(parts) || !parts.some((part) => isJsonObject(part) && isJsonObject(part['functionResponse']))) return;
+      if (!Array.isArray(parts) || !parts.some((part) => isJsonObject(part) && isJsonObject(part['functionResponse']))) continue;
+      // A candidate without an index is the first, as the parser reads it.
       const index = candidate['index'];
-      answered.add(typeof index === 'number' ? index : position);
-    });
+      answered.add(typeof index === 'number' ? index : 0);
+    }
     return answered;
   }
 
