@@ -1581,9 +1581,28 @@ GEMINI_MAPPED_CALL_PART = {'functionCall'}
 GEMINI_MAPPED_FUNCTION_CALL = {'id', 'name', 'args', 'partialArgs', 'willContinue'}
 GEMINI_MAPPED_GROUNDING = {'groundingChunks', 'groundingSupports'}
 GEMINI_MAPPED_URL_CONTEXT = {'urlMetadata'}
+# A functionResponse part in a reply: the result of a call the Gemini API ran itself (a server-side MCP
+# tool, `Tool.mcpServers`); `id` and `name` say which call, `response` is what the tool gave back.
+GEMINI_MAPPED_FUNCTION_RESPONSE = {'id', 'name', 'response'}
 
 
 MAX_PROVIDER_METADATA_CHARS = 256 * 1024
+
+
+def gemini_answered_call(made, response):
+    """The call of a choice that a functionResponse answers: the one with its id (FunctionResponse.id is
+    the id of the call it answers); else the earliest unanswered call of its name that has no id, or,
+    for a response without an id, of its name at all; None when it answers none."""
+    open_calls = [call for call in made if 'result' not in call]
+    wanted = text_piece(response.get('id'))
+    name = text_piece(response.get('name'))
+    by_id = [call for call in open_calls if wanted is not None and call['id'] == wanted]
+    without_id = [call for call in open_calls if call['name'] == name and call['id'] is None]
+    by_name = [call for call in open_calls if wanted is None and call['name'] == name]
+    for found in (by_id, without_id, by_name):
+        if found:
+            return found[0]
+    return None
 
 
 def read_gemini(raw):
@@ -1591,6 +1610,9 @@ def read_gemini(raw):
     assembly.provider = 'google'
     # Vertex AI's streamed calls still open, per choice: their id, name and arguments so far.
     streaming = {}
+    # Every function call of each choice, in arrival order: whose it is (the program's, or the server's
+    # when a functionResponse of the same choice answers it later in the stream) is known at the end.
+    calls_made = {}
 
     def body():
         frames, cut_mid_line = read_sse(raw)
@@ -1615,6 +1637,18 @@ def read_gemini(raw):
                     if isinstance(candidate.get(key), dict):
                         keep_unmapped(choice.metadata, candidate[key], mapped)
                 for part in content.get('parts') or []:
+                    if isinstance(part, dict) and isinstance(part.get('functionResponse'), dict):
+                        # Google's server-side MCP: the API calls the tool, sends its result back in the
+                        # reply as a functionResponse, and the model goes on; a reply carries one for no
+                        # other reason. It answers the call with its id, else the earliest of its name.
+                        response = part['functionResponse']
+                        answered = gemini_answered_call(calls_made.get(choice.index, []), response)
+                        if answered is not None:
+                            result = response.get('response')
+                            answered['result'] = result if result is not None else {}
+                            keep_unmapped(choice.metadata, part, GEMINI_MAPPED_PART | {'functionResponse'})
+                            keep_unmapped(choice.metadata, response, GEMINI_MAPPED_FUNCTION_RESPONSE)
+                            continue
                     if part and not any(key in part for key in GEMINI_MAPPED_PART):
                         # An image, a file, a function response: kept whole, in arrival order, under `items`,
                         # unless it alone is past the cap on what is kept (docs/dialects.md, 256 Ki characters
@@ -1655,13 +1689,10 @@ def read_gemini(raw):
                             call_id, name, args, metadata = streamed['id'], streamed['name'], streamed['args'], streamed['metadata']
                         else:
                             args = call.get('args')
-                        if call_id is None:
-                            # Gemini native names no call ids: the library's documented rule makes a
-                            # stable one from the response id, the choice and the call's position.
-                            prefix = assembly.id or 'gemini'
-                            where = '' if choice.index == 0 else f'-choice-{choice.index}'
-                            call_id = f'{prefix}{where}-call-{len(choice.calls)}'
-                        choice.whole_call(call_id, name, js_stringify(args if args is not None else {})).metadata.update(metadata)
+                        calls_made.setdefault(choice.index, []).append({
+                            'id': call_id, 'name': name, 'args': args if args is not None else {},
+                            'metadata': metadata, 'part': part, 'call': call,
+                        })
                     else:
                         keep_unmapped(choice.metadata, part, GEMINI_MAPPED_PART)
                         if 'text' in part:
@@ -1699,6 +1730,23 @@ def read_gemini(raw):
                 })
         if streaming:
             raise Unsupported('a streamed function call never closed')
+        for index, made in sorted(calls_made.items()):
+            choice = assembly.choice(index)
+            prefix = (assembly.id or 'gemini') + ('' if index == 0 else f'-choice-{index}')
+            for call in made:
+                if 'result' in call:
+                    # The server's call: never the program's. Gemini names no ids; the library's
+                    # documented rule numbers the server's calls of a choice apart from the program's.
+                    call_id = call['id'] if call['id'] is not None else f'{prefix}-server-call-{len(choice.provider_calls)}'
+                    choice.provider_call(call_id, call['name'], 'functionCall', call['args'])
+                    choice.provider_result(call_id, call['result'])
+                    keep_unmapped(choice.metadata, call['part'], GEMINI_MAPPED_PART)
+                    keep_unmapped(choice.metadata, call['call'], GEMINI_MAPPED_FUNCTION_CALL)
+                    continue
+                # Gemini native names no call ids: the library's documented rule makes a stable one
+                # from the response id, the choice and the call's position among the program's calls.
+                call_id = call['id'] if call['id'] is not None else f'{prefix}-call-{len(choice.calls)}'
+                choice.whole_call(call_id, call['name'], js_stringify(call['args'])).metadata.update(call['metadata'])
         if cut_mid_line or not assembly.choices or any(c.raw_finish is None for c in assembly.choices.values()):
             raise Fault('StreamClosedEarlyError', 'no finishReason')
         # Gemini sends no tool call ids: they stay empty strings (the library does not invent them).

@@ -1,3 +1,5 @@
+import { readFileSync } from 'fs';
+import { join } from 'path';
 import { readReply, sseOf } from '../support/pipeline';
 
 // Gemini replies whose parts the library dropped or left unread, each written from the types of
@@ -58,5 +60,129 @@ describe('gemini reads every part of a reply (issue 30, B and C)', () => {
       { id: 'tc_2', name: 'URL_CONTEXT', type: 'toolCall', input: { urls: ['https://rxjs.dev'] }, result: { status: 'ok' } },
     ]);
     expect(completion!.choices[0]).not.toHaveProperty('providerMetadata');
+  });
+});
+
+/**
+ * Server-side MCP (a `mcpServers` tool), as the Gemini API answered googleapis/js-genai's system test
+ * "Client Tests server side MCP server ML Dev should call server side MCP server, stream" (commit
+ * 6e9b35c45e21f0d37179a24d29dca01ebed698e6), rebuilt as `data:` lines with CRLF in
+ * marbles/corpus/gemini/ (SOURCES.md there): the API runs the tool itself and the stream goes on
+ * after a first finishReason: the `functionCall` with `STOP` and finishMessage "Model generated
+ * function call(s).", then the tool's `functionResponse`, then the answer, then `STOP` again.
+ */
+describe('gemini reads a server-side MCP reply to its real end (issue 30, C)', () => {
+  const recording = readFileSync(
+    join(
+      __dirname,
+      '..',
+      '..',
+      'marbles',
+      'corpus',
+      'gemini',
+      'js-genai.Client_Tests_server_side_MCP_server_ML_Dev_should_call_server_side_MCP_server-_stream.sse',
+    ),
+  );
+  const text = recording.toString('utf8');
+  /** The recorded events, each `data: <json>` and a blank line, CRLF. */
+  const events = text.split('\r\n\r\n').filter((event) => event !== '');
+  const payloads = events.map((event) => JSON.parse(event.slice('data: '.length)) as Record<string, unknown>);
+  /** What the recorded `functionResponse` part carried back. */
+  const toolResult = (payloads[1] as { candidates: { content: { parts: { functionResponse: { response: unknown } }[] } }[] }).candidates[0]!
+    .content.parts[0]!.functionResponse.response;
+  const callArgs = { endDate: '2026-02-02', location: 'New York', startDate: '2026-02-02' };
+
+  it('the recording is the four events of the test, CRLF, the call answered by the server', () => {
+    expect(events).toHaveLength(4);
+    expect(text.endsWith('\r\n\r\n')).toBe(true);
+    expect(toolResult).toMatchObject({ result: expect.stringContaining('"2026-02-02T08:00":"-13°C"') as unknown });
+  });
+
+  it('hands the program the answer, finish stop, and the call the server ran as a provider tool call with its result', () => {
+    const { completion, error } = readReply(new Uint8Array(recording), 'gemini');
+    expect(error).toBeUndefined();
+    expect(completion).toMatchObject({
+      id: 'QGiSafzoFOuRjrEPw4nssAI',
+      content: 'On February 2nd, 2026, the weather in New York will range from a low of -13°C at 8:00 AM to a high of 0.9°C at 7:00 PM.',
+      toolCalls: [],
+      finishReason: 'stop',
+      rawFinishReason: 'STOP',
+      // The last chunk's usage: the answer's 101 tokens and 573 of thinking.
+      usage: { promptTokens: 22, completionTokens: 674, totalTokens: 820, reasoningTokens: 573 },
+    });
+    expect(completion!.providerToolCalls).toEqual([
+      {
+        id: 'QGiSafzoFOuRjrEPw4nssAI-server-call-0',
+        name: 'weather_server_get_weather',
+        type: 'functionCall',
+        input: callArgs,
+        result: toolResult,
+      },
+    ]);
+  });
+
+  it('reads it the same under auto', () => {
+    const explicit = readReply(new Uint8Array(recording), 'gemini');
+    const auto = readReply(new Uint8Array(recording), 'auto');
+    expect(auto.error).toBeUndefined();
+    expect(auto.completion).toEqual(explicit.completion);
+  });
+
+  it('reads a stream that stops right after the first finish, the call unanswered, as a call for the program (finish tool_calls)', () => {
+    const { completion, error } = readReply(`${events[0]!}\r\n\r\n`, 'gemini');
+    expect(error).toBeUndefined();
+    expect(completion).toMatchObject({
+      content: null,
+      toolCalls: [{ index: 0, id: 'QGiSafzoFOuRjrEPw4nssAI-call-0', name: 'weather_server_get_weather', args: callArgs }],
+      finishReason: 'tool_calls',
+      rawFinishReason: 'STOP',
+    });
+    expect(completion).not.toHaveProperty('providerToolCalls');
+  });
+
+  it.each([
+    ['after the functionResponse', 2],
+    ['inside the answer', 3],
+  ])('refuses the reply cut %s: the answer never finished', (_where, kept) => {
+    const { completion, error } = readReply(events.slice(0, kept).join('\r\n\r\n') + '\r\n\r\n', 'gemini');
+    expect(completion).toBeUndefined();
+    expect((error as Error).name).toBe('StreamClosedEarlyError');
+  });
+
+  it('joins each functionResponse to the server-run call it names, by id, else by the earliest call of its name', () => {
+    // FunctionCall {id?, name?, args?}; FunctionResponse {id?, name?, response?}: written from @google/genai's types.
+    const finishing = (parts: readonly Part[]) => ({
+      ...chunk(parts),
+      candidates: [{ content: { role: 'model', parts }, index: 0, finishReason: 'STOP' }],
+    });
+    const { completion, error } = readReply(
+      sseOf([
+        finishing([
+          { functionCall: { id: 'a', name: 'lookup', args: { q: 1 } } },
+          { functionCall: { name: 'lookup', args: { q: 2 } } },
+          { functionCall: { name: 'lookup', args: { q: 3 } } },
+        ]),
+        chunk([
+          { functionResponse: { name: 'lookup', response: { n: 2 } } },
+          { functionResponse: { id: 'a', name: 'lookup', response: { n: 1 } } },
+          { functionResponse: { name: 'lookup', response: { n: 3 } } },
+        ]),
+        chunk([{ text: 'Done.' }], 'STOP'),
+      ]),
+      'gemini',
+    );
+    expect(error).toBeUndefined();
+    expect(completion).toMatchObject({ content: 'Done.', toolCalls: [], finishReason: 'stop' });
+    expect(completion!.providerToolCalls).toEqual([
+      { id: 'a', name: 'lookup', type: 'functionCall', input: { q: 1 }, result: { n: 1 } },
+      { id: 'r1-server-call-1', name: 'lookup', type: 'functionCall', input: { q: 2 }, result: { n: 2 } },
+      { id: 'r1-server-call-2', name: 'lookup', type: 'functionCall', input: { q: 3 }, result: { n: 3 } },
+    ]);
+  });
+
+  it('ends the reply at a trailing [DONE] after the first finish, as the finish of a call for the program', () => {
+    const { completion, error } = readReply(`${events[0]!}\r\n\r\ndata: [DONE]\r\n\r\n`, 'gemini');
+    expect(error).toBeUndefined();
+    expect(completion).toMatchObject({ toolCalls: [{ name: 'weather_server_get_weather' }], finishReason: 'tool_calls' });
   });
 });

@@ -842,7 +842,9 @@ describe('gemini dialect', () => {
           c: call(0, 'h', 'STOP'),
           d: call(1, 'k', 'STOP'),
         });
-        const expected = '             -(sde)-(uv)--(wxy)----(ABCZ)---|';
+        // A chunk that finishes a candidate with a whole call in it is read at the next frame (or the
+        // end): that frame tells whether the server ran the call (server-side MCP, docs/dialects.md).
+        const expected = '             -(sde)-(uv)-----------(wxy)----(ABCZ|)';
         expectObservable(source.pipe(assembleChunks({ dialect: gemini }))).toBe(expected, {
           s: start,
           d: { type: 'tool-call-delta', choice: 0, index: 0, id: 'r1-call-0', name: 'f', arguments: '{"n":"f"}' },

@@ -4,6 +4,7 @@ import { JsonObject, excerpt, finiteNumber, isJsonObject, nonEmptyString } from 
 import { defineDialect } from '../Dialect.js';
 import { payloadMentioning } from '../base/finalFrames.js';
 import { GeminiParts } from './geminiParts.js';
+import { GeminiServerCalls } from './geminiServerCalls.js';
 import { GeminiServerTools } from './geminiServerTools.js';
 import { GeminiSources } from './geminiSources.js';
 import { JsonDialectParser } from '../base/JsonDialectParser.js';
@@ -55,6 +56,12 @@ const MAPPED_CALL_PART: ReadonlySet<string> = new Set(['functionCall']);
  * (`finished`, `languageCode`, `words`) is the choice's.
  */
 const MAPPED_TRANSCRIPTION: ReadonlySet<string> = new Set(['text']);
+/** The part of a `functionResponse` that answers a call the server ran: its other fields are the choice's. */
+const MAPPED_RESPONSE_PART: ReadonlySet<string> = new Set([...PART_KEYS, 'functionResponse']);
+/** A `functionResponse`: the call it answers (`id`, `name`) and its result; the rest is the choice's. */
+const MAPPED_FUNCTION_RESPONSE: ReadonlySet<string> = new Set(['id', 'name', 'response']);
+/** No candidate: read before a chunk that is no `functionResponse` answer. */
+const NO_CANDIDATES: ReadonlySet<number> = new Set();
 /** A `functionCall`: its other fields are the call's. */
 const MAPPED_FUNCTION_CALL: ReadonlySet<string> = new Set(['id', 'name', 'args', 'partialArgs', 'willContinue']);
 /** A candidate's `groundingMetadata`: the chunks and supports are its sources; the rest is the choice's. */
@@ -66,7 +73,10 @@ const MAPPED_URL_CONTEXT: ReadonlySet<string> = new Set(['urlMetadata']);
  * Google Gemini's native stream (`models/{model}:streamGenerateContent?alt=sse`, and Vertex AI's):
  * data-only SSE (CRLF on the real wire), each event a whole `GenerateContentResponse`:
  * `{candidates: [{content: {parts, role}, finishReason?, index?, groundingMetadata?}], usageMetadata, modelVersion, responseId}`.
- * There is no `[DONE]`: the chunk that carries the `finishReason` is the last one.
+ * There is no `[DONE]`: the chunk that carries the `finishReason` is the last one, except after a
+ * call the API runs itself (server-side MCP: the next chunk answers it with a `functionResponse`, and
+ * the reply goes on to its last finish). A chunk that finishes a candidate with a whole call in it is
+ * therefore read at the next frame, or at the end (see `GeminiServerCalls`).
  *
  * Each chunk's parts are new parts, never a snapshot of the earlier ones. A part maps to events by
  * its keys: `text` is answer text, `text` with `thought: true` is reasoning, `functionCall` is a call
@@ -144,6 +154,19 @@ export class GeminiParser extends JsonDialectParser {
     },
   });
   private readonly sources = new GeminiSources((what) => this.protocolError(what));
+  /**
+   * The chunk that finished a candidate with a whole call in it, its text and number, held until the
+   * next frame shows whether the server ran the call (see `GeminiServerCalls`).
+   */
+  private held: { readonly frame: SseFrame; readonly number: number } | undefined = undefined;
+  /** Set while the held chunk is read. */
+  private readingHeld = false;
+  /** While the held chunk is read: its candidates whose calls the server ran, answered in the next chunk. */
+  private serverRun: ReadonlySet<number> = NO_CANDIDATES;
+  private readonly serverCalls = new GeminiServerCalls(
+    (event) => this.emit(event),
+    (what) => this.protocolError(what),
+  );
   private readonly serverTools = new GeminiServerTools(
     (event) => this.emit(event),
     (what) => this.protocolError(what),
@@ -159,7 +182,46 @@ export class GeminiParser extends JsonDialectParser {
     return chunk;
   }
 
+  override push(frame: SseFrame): void {
+    const held = this.held;
+    if (held !== undefined) {
+      this.held = undefined;
+      this.readHeld(held, GeminiServerCalls.answered(frame.data));
+    }
+    super.push(frame);
+  }
+
+  override end(): void {
+    const held = this.held;
+    if (held !== undefined) {
+      // Nothing came after it: its calls are the program's, its finish the reply's.
+      this.held = undefined;
+      this.readHeld(held, NO_CANDIDATES);
+    }
+    super.end();
+  }
+
+  /** Reads the held chunk, knowing now which of its candidates' calls the server ran; its messages name its own frame. */
+  private readHeld(held: { readonly frame: SseFrame; readonly number: number }, serverRun: ReadonlySet<number>): void {
+    const next = this.frameCount;
+    this.frameCount = held.number;
+    this.readingHeld = true;
+    this.serverRun = serverRun;
+    try {
+      // Parsed again apart from the template parser, whose objects the next frames reuse.
+      this.read(JSON.parse(held.frame.data) as JsonObject, held.frame);
+    } finally {
+      this.frameCount = next;
+      this.readingHeld = false;
+      this.serverRun = NO_CANDIDATES;
+    }
+  }
+
   protected read(chunk: JsonObject, frame: SseFrame): void {
+    if (!this.readingHeld && GeminiServerCalls.finishesWithCall(chunk)) {
+      this.held = { frame, number: this.frameCount };
+      return;
+    }
     const responseId = nonEmptyString(chunk['responseId']);
     if (responseId !== undefined && this.responseId === undefined) {
       this.responseId = responseId;
@@ -241,7 +303,8 @@ export class GeminiParser extends JsonDialectParser {
       });
     }
     const raw = candidate['finishReason'];
-    if (raw === undefined || raw === null) return;
+    // A finish after calls the server ran, which it answered in the next chunk: not the candidate's last.
+    if (raw === undefined || raw === null || this.serverRun.has(choice)) return;
     if (typeof raw !== 'string' || raw === '') throw this.protocolError(`${where}.finishReason is ${describeValue(raw)}`);
     this.finishCandidate(choice, raw);
   }
@@ -271,7 +334,7 @@ export class GeminiParser extends JsonDialectParser {
     const call = part['functionCall'];
     const makesCall = call !== undefined && call !== null;
     // A call's part keeps its fields on the call, before the call closes (see `keepCallFields`).
-    if (makesCall) this.parts.functionCall(part, choice, `${where}.functionCall`);
+    if (makesCall) this.readCall(part, choice, where);
     const code = part['executableCode'];
     if (code !== undefined && code !== null) this.parts.executableCode(code, choice, `${where}.executableCode`);
     const result = part['codeExecutionResult'];
@@ -293,6 +356,13 @@ export class GeminiParser extends JsonDialectParser {
       const signed = part['thought'] === true ? 'reasoning' : typeof part['text'] === 'string' ? 'content' : 'turn';
       if (!makesCall) this.emitSignature(choice, signed, signature);
     }
+    // The result of a call the server ran (server-side MCP): kept apart from the parts not read.
+    const response = part['functionResponse'];
+    if (response !== undefined && response !== null && this.serverCalls.answer(response, choice, `${where}.functionResponse`)) {
+      this.keepUnmapped(part, MAPPED_RESPONSE_PART, { choice });
+      this.keepUnmapped(response as JsonObject, MAPPED_FUNCTION_RESPONSE, { choice });
+      return;
+    }
     // An image, a file, a function response...: a part of a kind this dialect does not read is kept
     // whole (`providerMetadata.google.items`), and its chunk passed on with `unknownEvents`.
     if (!PART_KEYS.some((key) => part[key] !== undefined)) {
@@ -302,6 +372,18 @@ export class GeminiParser extends JsonDialectParser {
     } else if (!makesCall) {
       this.keepUnmapped(part, MAPPED_PART, { choice });
     }
+  }
+
+  /** A `functionCall`: the program's, or, in a held chunk the next one answered, one the server ran. */
+  private readCall(part: JsonObject, choice: number, where: string): void {
+    if (!this.serverRun.has(choice) || !GeminiServerCalls.isWholeCall(part))
+      return this.parts.functionCall(part, choice, `${where}.functionCall`);
+    const call = part['functionCall'] as JsonObject;
+    const base = this.responseId ?? 'gemini';
+    this.serverCalls.call(call, choice, choice === 0 ? base : `${base}-choice-${choice}`, `${where}.functionCall`);
+    // Not the program's call: what its part and call carry beside it is the choice's.
+    this.keepUnmapped(part, MAPPED_PART, { choice });
+    this.keepUnmapped(call, MAPPED_FUNCTION_CALL, { choice });
   }
 
   /** `audioTranscription`: the transcript of the audio the reply speaks, joined on the choice's `audio`. */
