@@ -156,6 +156,7 @@ export type {
   ReasoningEvent,
   ReasoningSignatureEvent,
   RefusalEvent,
+  RetractEvent,
   SourceEvent,
   StartEvent,
   TimingsEvent,

@@ -84,6 +84,20 @@ export interface ContentEvent {
   readonly choice: number;
   readonly text: string;
 }
+/**
+ * Text the server took back: the last `content` characters of the choice's content and the last
+ * `reasoning` characters of its reasoning are no longer part of the reply (the AI SDK's `reset-step`,
+ * sent before the output of a retried step). What showed that text live removes it; the completion
+ * never has it.
+ */
+export interface RetractEvent {
+  readonly type: 'retract';
+  readonly choice: number;
+  /** Characters (UTF-16 units) to remove from the end of the choice's content. */
+  readonly content: number;
+  /** Characters (UTF-16 units) to remove from the end of the choice's reasoning. */
+  readonly reasoning: number;
+}
 /** Refusal text (a separate channel from content). */
 export interface RefusalEvent {
   readonly type: 'refusal';
@@ -241,6 +255,7 @@ export type ChatEvent =
   | ReasoningSignatureEvent
   | ContentEvent
   | RefusalEvent
+  | RetractEvent
   | ToolCallDeltaEvent
   | ToolCallEndEvent
   | ToolCallEvent

@@ -20,6 +20,7 @@ const EVENT_FIELDS: { readonly [T in ChatEvent['type']]: EveryField<Extract<Chat
   'reasoning-signature': { type: true, choice: true, signature: true },
   content: { type: true, choice: true, text: true },
   refusal: { type: true, choice: true, text: true },
+  retract: { type: true, choice: true, content: true, reasoning: true },
   'tool-call-delta': {
     type: true,
     choice: true,

@@ -194,6 +194,13 @@ export class ChatEventsParser extends JsonDialectParser {
           ...this.fields.optional(payload, 'namespace', this.fields.textField),
         };
       }
+      case 'retract':
+        return {
+          type,
+          choice: this.fields.indexField(payload, 'choice'),
+          content: this.fields.indexField(payload, 'content'),
+          reasoning: this.fields.indexField(payload, 'reasoning'),
+        };
       case 'tool-call-end':
         return { type, choice: this.fields.indexField(payload, 'choice'), index: this.fields.indexField(payload, 'index') };
       case 'tool-call': {
