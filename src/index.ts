@@ -148,6 +148,7 @@ export type {
   ContentEvent,
   DoneEvent,
   FinishEvent,
+  FinishDetailsEvent,
   LogprobsEvent,
   ProgressEvent,
   ProviderMetadataEvent,
@@ -171,6 +172,7 @@ export type {
 export type {
   AudioOutput,
   CustomToolCall,
+  FinishDetails,
   FinishReason,
   FinishReasonTable,
   FunctionToolCall,

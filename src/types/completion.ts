@@ -17,6 +17,7 @@ import type {
   ProviderToolCall,
   ProviderMetadata,
   ToolRequest,
+  FinishDetails,
 } from './replyParts.js';
 
 /**
@@ -30,6 +31,8 @@ export interface ReplyExtraParts {
   readonly logprobs?: Logprobs;
   /** Sources cited or searched, in arrival order (only when any came). */
   readonly sources?: readonly Source[];
+  /** What the provider said of the finish beyond its reason (only when it said any). */
+  readonly finishDetails?: FinishDetails;
   /** Audio output (only when any came). */
   readonly audio?: AudioOutput;
   /** Tools the provider ran itself, with their results (only when any came). */

@@ -17,6 +17,7 @@ import type {
   ProviderToolCall,
   ToolCallProgress,
   ToolRequest,
+  FinishDetails,
 } from './replyParts.js';
 
 export type {
@@ -38,6 +39,7 @@ export type {
   ProviderMetadata,
   ToolCallProgress,
   ToolRequest,
+  FinishDetails,
 } from './replyParts.js';
 export type { CompletionChoice, Completion, PartialToolCall, ChoiceSnapshot, CompletionSnapshot, ReplyExtraParts } from './completion.js';
 
@@ -221,6 +223,15 @@ export interface FinishEvent {
   readonly reason: FinishReason;
   readonly raw: string;
 }
+/**
+ * What the provider said of a choice's finish beyond its reason (see `FinishDetails`): sent just
+ * before the `finish` it explains. A later event's fields replace an earlier one's.
+ */
+export interface FinishDetailsEvent {
+  readonly type: 'finish-details';
+  readonly choice: number;
+  readonly details: FinishDetails;
+}
 /** Token usage; later events overwrite earlier values field by field. */
 export interface UsageEvent {
   readonly type: 'usage';
@@ -269,6 +280,7 @@ export type ChatEvent =
   | ProviderMetadataEvent
   | UnknownEvent
   | FinishEvent
+  | FinishDetailsEvent
   | UsageEvent
   | TimingsEvent
   | DoneEvent;

@@ -192,6 +192,26 @@ export interface Source {
   readonly citedText?: string;
 }
 
+/**
+ * What a provider said of a choice's finish beyond its reason, each field only when it said it: the
+ * stop sequence that ended the text, its explanation of the finish, the category of a refusal.
+ *
+ * @example
+ * ```ts
+ * import type { FinishDetails } from 'rxjs-llm-stream';
+ *
+ * const details: FinishDetails = { category: 'cyber', message: 'This could enable malware development.' };
+ * ```
+ */
+export interface FinishDetails {
+  /** The stop sequence the text ended at (Anthropic `stop_sequence`). */
+  readonly stopSequence?: string;
+  /** The provider's explanation of the finish (Gemini `finishMessage`, Anthropic `stop_details.explanation`). */
+  readonly message?: string;
+  /** The category of the policy a refusal falls under (Anthropic `stop_details.category`: `cyber`, `bio`, ...). */
+  readonly category?: string;
+}
+
 /** Audio output (Chat `delta.audio`): the base64 pieces and the transcript, joined. */
 export interface AudioOutput {
   readonly id: string | null;

@@ -141,6 +141,8 @@ export class AiSdkUiParser extends JsonDialectParser {
   protected override errorIn(frame: SseFrame, payload: JsonObject): LlmStreamError | undefined {
     const type = payload['type'];
     if (type !== 'error' && type !== 'abort' && frame.event !== 'error') return undefined;
+    // What the step holds had arrived: the error's partial shows it.
+    this.endStep();
     const text = type === 'abort' ? 'the server aborted the stream' : (nonEmptyString(payload['errorText']) ?? 'no message');
     const reason = type === 'abort' ? nonEmptyString(payload['reason']) : undefined;
     return new ProviderError(`the server reported an error at frame ${this.frameCount}: ${text}${reason ? ` (${reason})` : ''}`, {
@@ -245,6 +247,12 @@ export class AiSdkUiParser extends JsonDialectParser {
         this.keepItem(payload, { choice: 0 });
         this.unknown(payload, frame);
     }
+  }
+
+  override end(): void {
+    // A stream cut inside a step: what the step holds had arrived, and the error's partial shows it.
+    this.endStep();
+    super.end();
   }
 
   protected override openAtEnd(): string {

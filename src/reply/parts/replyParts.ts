@@ -1,4 +1,5 @@
 import { audioPart } from './audio.js';
+import { finishDetailsPart } from './finishDetails.js';
 import { logprobsPart } from './logprobs.js';
 import { providerMetadataPart } from './providerMetadata.js';
 import { providerToolCallsPart } from './providerToolCalls.js';
@@ -15,13 +16,15 @@ import { toolRequestsPart } from './toolRequests.js';
  *
  * @example
  * ```ts
- * REPLY_PARTS.map((part) => part.field); // ['logprobs', 'sources', 'audio', 'providerToolCalls', 'toolRequests', 'providerMetadata']
+ * REPLY_PARTS.map((part) => part.field);
+ * // ['logprobs', 'sources', 'audio', 'finishDetails', 'providerToolCalls', 'toolRequests', 'providerMetadata']
  * ```
  */
 export const REPLY_PARTS: readonly SomeReplyPart[] = [
   logprobsPart,
   sourcesPart,
   audioPart,
+  finishDetailsPart,
   providerToolCallsPart,
   toolRequestsPart,
   providerMetadataPart,
