@@ -373,6 +373,10 @@ class Assembly:
             out['cacheWritePromptTokens'] = u['cache_write']
         if 'reasoning' in u:
             out['reasoningTokens'] = u['reasoning']
+        if 'audio_prompt' in u:
+            out['audioPromptTokens'] = u['audio_prompt']
+        if 'audio_completion' in u:
+            out['audioCompletionTokens'] = u['audio_completion']
         return out
 
     def partial(self):
@@ -540,18 +544,32 @@ OPENAI_FINISH = normalizer({
 })
 
 
-def openai_usage(assembly, usage):
+# In usage.completion_tokens_details, what the usage counts: the rest (the predicted output's
+# accepted_prediction_tokens and rejected_prediction_tokens) is kept on the reply.
+OPENAI_MAPPED_COMPLETION_DETAILS = {'reasoning_tokens', 'audio_tokens', 'text_tokens'}
+
+
+def openai_usage(assembly, usage, standard=True):
+    """The usage of OpenAI's shape; `standard` for the chunk's own `usage` (not Groq's x_groq.usage),
+    whose completion details beside the counts are kept on the reply."""
     if not isinstance(usage, dict):
         return
     prompt_details = usage.get('prompt_tokens_details')
     completion_details = usage.get('completion_tokens_details')
+    prompt_details = prompt_details if isinstance(prompt_details, dict) else {}
+    completion_details = completion_details if isinstance(completion_details, dict) else {}
     assembly.merge_usage({
         'prompt': usage.get('prompt_tokens'),
         'completion': usage.get('completion_tokens'),
         'total': usage.get('total_tokens'),
-        'cached': prompt_details.get('cached_tokens') if isinstance(prompt_details, dict) else None,
-        'reasoning': completion_details.get('reasoning_tokens') if isinstance(completion_details, dict) else None,
+        'cached': prompt_details.get('cached_tokens'),
+        'cache_write': prompt_details.get('cache_write_tokens'),
+        'reasoning': completion_details.get('reasoning_tokens'),
+        'audio_prompt': prompt_details.get('audio_tokens'),
+        'audio_completion': completion_details.get('audio_tokens'),
     })
+    if standard:
+        keep_unmapped(assembly.metadata, completion_details, OPENAI_MAPPED_COMPLETION_DETAILS)
 
 
 def is_token(entry):
@@ -669,7 +687,7 @@ def openai_chunk(assembly, chunk):
     keep_unmapped(assembly.metadata, chunk, OPENAI_MAPPED_ENVELOPE)
     x_groq = chunk.get('x_groq')
     if isinstance(x_groq, dict):
-        openai_usage(assembly, x_groq.get('usage'))
+        openai_usage(assembly, x_groq.get('usage'), standard=False)
     if carried_reasoning and isinstance(assembly.timings, dict) and is_number(assembly.timings.get('predicted_n')):
         assembly.reasoning_tokens = assembly.timings['predicted_n']
 
@@ -727,6 +745,9 @@ ANTHROPIC_FINISH = normalizer({
 })
 
 
+ANTHROPIC_MAPPED_USAGE = {'input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens', 'output_tokens_details'}
+
+
 def anthropic_usage(assembly, usage):
     """OpenAI's meaning: the prompt is all input, so Anthropic's three input counts (uncached, read from
     the cache, written to it) are added up, each the latest reported; the two cache counts are kept
@@ -737,6 +758,8 @@ def anthropic_usage(assembly, usage):
     for key in ('input_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens'):
         if is_number(usage.get(key)):
             raw[key] = usage[key]
+    # What usage counts beside the tokens (server_tool_use, cache_creation's 5m/1h split, service_tier) is kept on the reply.
+    keep_unmapped(assembly.metadata, usage, ANTHROPIC_MAPPED_USAGE)
     fields = {'completion': usage.get('output_tokens')}
     if any(is_number(usage.get(key)) for key in raw):
         fields['prompt'] = sum(raw.values())
@@ -888,8 +911,12 @@ def responses_usage(assembly, usage):
             'completion': usage.get('output_tokens'),
             'total': usage.get('total_tokens'),
             'cached': input_details.get('cached_tokens') if isinstance(input_details, dict) else None,
+            'cache_write': input_details.get('cache_write_tokens') if isinstance(input_details, dict) else None,
             'reasoning': output_details.get('reasoning_tokens') if isinstance(output_details, dict) else None,
         })
+        # The cache writes by time to live (cache_write_tokens_details) are kept on the reply.
+        if isinstance(input_details, dict):
+            keep_unmapped(assembly.metadata, input_details, {'cached_tokens', 'cache_write_tokens'})
 
 
 def is_index(value):

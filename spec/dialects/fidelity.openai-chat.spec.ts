@@ -304,3 +304,47 @@ describe('auto (issue 30, G)', () => {
     expect(completion).toMatchObject({ content: 'Hello there', finishReason: 'stop' });
   });
 });
+
+describe('openai-chat keeps the usage details (issue 30, F)', () => {
+  it('reads audio tokens as the usage audio counts, and keeps the predicted-output counts in the open reply', () => {
+    // openai 7.x CompletionUsage (resources/completions.d.ts): completion_tokens_details
+    // {accepted_prediction_tokens?, audio_tokens?, reasoning_tokens?, rejected_prediction_tokens?, text_tokens?},
+    // prompt_tokens_details {audio_tokens?, cache_write_tokens?, cached_tokens?, image_tokens?, text_tokens?}.
+    const envelope = { id: 'chatcmpl-u', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-audio' };
+    const text = [
+      { ...envelope, choices: [{ index: 0, delta: { role: 'assistant', content: 'Hi' }, finish_reason: null }] },
+      { ...envelope, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
+      {
+        ...envelope,
+        choices: [],
+        usage: {
+          prompt_tokens: 40,
+          completion_tokens: 30,
+          total_tokens: 70,
+          prompt_tokens_details: { audio_tokens: 25, cached_tokens: 0, cache_write_tokens: 10 },
+          completion_tokens_details: {
+            audio_tokens: 20,
+            reasoning_tokens: 0,
+            accepted_prediction_tokens: 4,
+            rejected_prediction_tokens: 2,
+          },
+        },
+      },
+    ]
+      .map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`)
+      .join('');
+    const { completion, error } = read(`${text}data: [DONE]\n\n`);
+    expect(error).toBeUndefined();
+    expect(completion!.usage).toEqual({
+      promptTokens: 40,
+      completionTokens: 30,
+      totalTokens: 70,
+      cachedPromptTokens: 0,
+      cacheWritePromptTokens: 10,
+      reasoningTokens: 0,
+      audioPromptTokens: 25,
+      audioCompletionTokens: 20,
+    });
+    expect(completion!.providerMetadata?.['openai']).toMatchObject({ accepted_prediction_tokens: 4, rejected_prediction_tokens: 2 });
+  });
+});

@@ -44,6 +44,10 @@ export interface Usage {
   readonly cacheWritePromptTokens?: number;
   /** Completion tokens spent reasoning, when reported: a part of `completionTokens`. */
   readonly reasoningTokens?: number;
+  /** Prompt tokens of audio input, when reported (`prompt_tokens_details.audio_tokens`): a part of `promptTokens`. */
+  readonly audioPromptTokens?: number;
+  /** Completion tokens of audio output, when reported (`completion_tokens_details.audio_tokens`): a part of `completionTokens`. */
+  readonly audioCompletionTokens?: number;
   /**
    * Present only on a figure this library estimated from the text because the stream carried no
    * usage (`finalizeCompletion({ estimateUsage: true })`): rough, never a provider's count.

@@ -20,6 +20,19 @@ import { describeValue, hasError } from '../base/payloadValues.js';
  * `stop_sequence` and `stop_details` (these two also read as the choice's `finishDetails`). Inside `usage`, read whole, nothing is
  * kept apart.
  */
+/**
+ * A `usage` object (`Usage`, `MessageDeltaUsage`): the token counts are read; the rest
+ * (`server_tool_use`: `ServerToolUsage` {web_search_requests, web_fetch_requests}; `cache_creation`:
+ * `CacheCreation` {ephemeral_5m_input_tokens, ephemeral_1h_input_tokens}; `service_tier`, ...) is
+ * kept on the reply.
+ */
+const MAPPED_USAGE: ReadonlySet<string> = new Set([
+  'input_tokens',
+  'output_tokens',
+  'cache_read_input_tokens',
+  'cache_creation_input_tokens',
+  'output_tokens_details',
+]);
 const MAPPED_MESSAGE_START: ReadonlySet<string> = new Set(['type', 'message']);
 const MAPPED_MESSAGE: ReadonlySet<string> = new Set(['id', 'type', 'role', 'model', 'content', 'stop_reason', 'usage']);
 const MAPPED_MESSAGE_DELTA: ReadonlySet<string> = new Set(['type', 'delta', 'usage']);
@@ -200,6 +213,9 @@ export class AnthropicParser extends AnthropicBlockParser {
         details === undefined ? undefined : this.count(details['thinking_tokens'], `${where}.output_tokens_details`, 'thinking_tokens'),
     });
     if (usage !== undefined) this.emit({ type: 'usage', usage });
+    // What usage counts beside the tokens (`server_tool_use`, the cache writes by time to live
+    // `cache_creation`, `service_tier`): Anthropic's own, kept on the reply.
+    this.keepUnmapped(raw, MAPPED_USAGE);
   }
 
   private requireStarted(what: string): void {

@@ -234,8 +234,9 @@ export class ChatEventsParser extends JsonDialectParser {
       }
       case 'usage': {
         const usage = this.fields.objectField(payload, 'usage');
-        const optional = (field: 'cachedPromptTokens' | 'cacheWritePromptTokens' | 'reasoningTokens') =>
-          usage[field] === undefined ? {} : { [field]: this.fields.numberField(usage, `usage.${field}`) };
+        const optional = (
+          field: 'cachedPromptTokens' | 'cacheWritePromptTokens' | 'reasoningTokens' | 'audioPromptTokens' | 'audioCompletionTokens',
+        ) => (usage[field] === undefined ? {} : { [field]: this.fields.numberField(usage, `usage.${field}`) });
         return {
           type,
           usage: {
@@ -245,6 +246,8 @@ export class ChatEventsParser extends JsonDialectParser {
             ...optional('cachedPromptTokens'),
             ...optional('cacheWritePromptTokens'),
             ...optional('reasoningTokens'),
+            ...optional('audioPromptTokens'),
+            ...optional('audioCompletionTokens'),
             ...(usage['estimated'] === true ? { estimated: true as const } : {}),
           },
         };

@@ -1,7 +1,7 @@
 import { SseFrame } from '../../frames/SseParser.js';
 import { LlmStreamError } from '../../errors/errors.js';
 import { Usage } from '../../types/events.js';
-import { JsonObject, excerpt, finiteNumber, isJsonObject, nonEmptyString } from '../../internal/json.js';
+import { JsonObject, excerpt, isJsonObject, nonEmptyString } from '../../internal/json.js';
 import { mergeUsage } from '../../internal/mergeUsage.js';
 import { defineDialect } from '../Dialect.js';
 import type { MetadataPlace } from '../base/JsonDialectParser.js';
@@ -210,7 +210,10 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
     if (isJsonObject(raw)) {
       this.usageCame = true;
       this.usageOwed = false;
-      const standard = withCacheWrite(readOpenAiUsage(raw), raw);
+      const standard = readOpenAiUsage(raw);
+      // The predicted-output counts are OpenAI's alone: kept as they came, on the reply.
+      const details = raw['completion_tokens_details'];
+      if (isJsonObject(details)) this.keepUnmapped(details, MAPPED_COMPLETION_DETAILS);
       if (standard !== undefined) usage = usage === undefined ? standard : mergeUsage(usage, standard);
     } else if (raw !== undefined && raw !== null && this.strict) {
       throw this.protocolError('usage is not an object');
@@ -380,15 +383,11 @@ function isForeign(chunk: JsonObject): boolean {
 }
 
 /**
- * `usage` with `prompt_tokens_details.cache_write_tokens` (the prompt tokens written to the cache,
- * in openai-node's `CompletionUsage`) as `cacheWritePromptTokens`, when the server reported it.
+ * `usage.completion_tokens_details` (`CompletionUsage.CompletionTokensDetails`): the reasoning and
+ * audio tokens are the usage's; `text_tokens` is the rest of the completion; what else it counts
+ * (`accepted_prediction_tokens`, `rejected_prediction_tokens`, of a predicted output) is kept on the reply.
  */
-function withCacheWrite(usage: Usage | undefined, raw: JsonObject): Usage | undefined {
-  const details = raw['prompt_tokens_details'];
-  const written = isJsonObject(details) ? finiteNumber(details['cache_write_tokens']) : undefined;
-  if (written === undefined) return usage;
-  return { ...(usage ?? { promptTokens: null, completionTokens: null, totalTokens: null }), cacheWritePromptTokens: written };
-}
+const MAPPED_COMPLETION_DETAILS: ReadonlySet<string> = new Set(['reasoning_tokens', 'audio_tokens', 'text_tokens']);
 
 /**
  * The text of OpenRouter's `reasoning_details` (`reasoning.text` entries' `text`, `reasoning.summary`
