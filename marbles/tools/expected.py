@@ -688,6 +688,16 @@ def openai_chunk(assembly, chunk):
     x_groq = chunk.get('x_groq')
     if isinstance(x_groq, dict):
         openai_usage(assembly, x_groq.get('usage'), standard=False)
+    # Perplexity's search_results ({title, url}) then citations (urls): url sources of choice 0, each url once.
+    if chunk.get('search_results') is not None or chunk.get('citations') is not None:
+        first = assembly.choice(0)
+        seen = assembly.__dict__.setdefault('search_urls', set())
+        pages = [(r.get('url'), r.get('title')) for r in (chunk.get('search_results') or []) if isinstance(r, dict)]
+        pages += [(url, None) for url in (chunk.get('citations') or [])]
+        for url, title in pages:
+            if isinstance(url, str) and url and url not in seen:
+                seen.add(url)
+                first.sources.append({'kind': 'url', 'url': url, **({'title': title} if isinstance(title, str) and title else {})})
     if carried_reasoning and isinstance(assembly.timings, dict) and is_number(assembly.timings.get('predicted_n')):
         assembly.reasoning_tokens = assembly.timings['predicted_n']
 

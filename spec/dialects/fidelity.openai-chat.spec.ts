@@ -348,3 +348,31 @@ describe('openai-chat keeps the usage details (issue 30, F)', () => {
     expect(completion!.providerMetadata?.['openai']).toMatchObject({ accepted_prediction_tokens: 4, rejected_prediction_tokens: 2 });
   });
 });
+
+describe('openai-chat reads Perplexity sources (issue 30, F)', () => {
+  it('reads search_results and citations, repeated by every chunk, as url sources, each url once, titled when a result names it', () => {
+    // Perplexity's chat completion chunk (docs.perplexity.ai, Chat Completions): `search_results`
+    // [{title, url, date}] and `citations` [url] beside `choices`, repeated in every chunk.
+    const envelope = {
+      id: 'pplx-1',
+      model: 'sonar',
+      created: 1,
+      object: 'chat.completion.chunk',
+      citations: ['https://a.example/1', 'https://b.example/2'],
+      search_results: [{ title: 'Page A', url: 'https://a.example/1', date: '2026-01-02' }],
+    };
+    const text = [
+      { ...envelope, choices: [{ index: 0, delta: { role: 'assistant', content: 'Both say so' } }] },
+      { ...envelope, choices: [{ index: 0, delta: { content: ' [1][2].' }, finish_reason: 'stop' }] },
+    ]
+      .map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`)
+      .join('');
+    const { completion, error } = read(text);
+    expect(error).toBeUndefined();
+    expect(completion).toMatchObject({ content: 'Both say so [1][2].', finishReason: 'stop' });
+    expect(completion!.sources).toEqual([
+      { kind: 'url', url: 'https://a.example/1', title: 'Page A' },
+      { kind: 'url', url: 'https://b.example/2' },
+    ]);
+  });
+});

@@ -98,6 +98,8 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
   /** A chunk said `"usage": null` and no usage came since: a stream that ends now lost its last chunk. */
   private usageOwed = false;
   private usageCame = false;
+  /** The urls of the search sources already read (Perplexity repeats them in every chunk): made at the first. */
+  private searchSources: Set<string> | undefined = undefined;
 
   protected override errorIn(frame: SseFrame, chunk: JsonObject): LlmStreamError | undefined {
     if (frame.event === 'error' || hasError(chunk) || chunk['object'] === 'error') return this.providerError(chunk);
@@ -196,7 +198,38 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
     const usage = this.readUsage(chunk);
     if (usage !== undefined) this.emit({ type: 'usage', usage });
     if (timings !== undefined) this.emit({ type: 'timings', timings });
+    if (chunk['search_results'] !== undefined || chunk['citations'] !== undefined) this.readSearchSources(chunk);
     this.keepUnmapped(chunk, MAPPED_ENVELOPE);
+  }
+
+  /**
+   * Perplexity's sources, on the chunk beside its choices (and repeated by every chunk): each page of
+   * `search_results` ({title, url, date}) and each url of `citations` (the older list of the same
+   * pages, urls only) is a `url` source of choice 0, each url once, titled when a search result
+   * names it. Both lists also stay in `providerMetadata.openai` as they came.
+   */
+  private readSearchSources(chunk: JsonObject): void {
+    const seen = (this.searchSources ??= new Set());
+    const results = chunk['search_results'];
+    if (Array.isArray(results)) {
+      for (const result of results) {
+        if (!isJsonObject(result)) continue;
+        const url = nonEmptyString(result['url']);
+        if (url === undefined || seen.has(url)) continue;
+        seen.add(url);
+        const title = nonEmptyString(result['title']);
+        this.emit({ type: 'source', choice: 0, source: { kind: 'url', url, ...(title === undefined ? {} : { title }) } });
+      }
+    }
+    const citations = chunk['citations'];
+    if (Array.isArray(citations)) {
+      for (const citation of citations) {
+        const url = nonEmptyString(citation);
+        if (url === undefined || seen.has(url)) continue;
+        seen.add(url);
+        this.emit({ type: 'source', choice: 0, source: { kind: 'url', url } });
+      }
+    }
   }
 
   /** `usage` and Groq's `x_groq.usage`, the standard one winning field by field. */
