@@ -101,3 +101,55 @@ describe('gemini keeps what a finish means (issue 30, F)', () => {
     });
   });
 });
+
+describe('gemini reads log probabilities (issue 30, F)', () => {
+  it("reads each chunk's logprobsResult as the choice's logprobs, in OpenAI's shape; avgLogprobs stays in the open reply", () => {
+    // Candidate.logprobsResult: LogprobsResult {chosenCandidates?: LogprobsResultCandidate[] ({logProbability?,
+    // token?, tokenId?}), topCandidates?: LogprobsResultTopCandidates[] ({candidates?}), logProbabilitySum?};
+    // Candidate.avgLogprobs: "Average log probability score of the candidate."
+    const withLogprobs = (text: string, chosen: [string, number][], top: [string, number][][], finishReason?: string) => {
+      const body = chunk([{ text }], finishReason);
+      const candidate = (body['candidates'] as Record<string, unknown>[])[0]!;
+      candidate['logprobsResult'] = {
+        chosenCandidates: chosen.map(([token, logProbability], i) => ({ token, logProbability, tokenId: 100 + i })),
+        topCandidates: top.map((list) => ({ candidates: list.map(([token, logProbability]) => ({ token, logProbability, tokenId: 7 })) })),
+      };
+      if (finishReason !== undefined) candidate['avgLogprobs'] = -0.2;
+      return body;
+    };
+    const { completion, error } = readReply(
+      sseOf([
+        withLogprobs(
+          'Hi',
+          [['Hi', -0.1]],
+          [
+            [
+              ['Hi', -0.1],
+              ['Hey', -2.5],
+            ],
+          ],
+        ),
+        withLogprobs(' there', [[' there', -0.3]], [[[' there', -0.3]]], 'STOP'),
+      ]),
+      'gemini',
+    );
+    expect(error).toBeUndefined();
+    expect(completion).toMatchObject({ content: 'Hi there', finishReason: 'stop' });
+    expect(completion!.logprobs).toEqual({
+      content: [
+        {
+          token: 'Hi',
+          logprob: -0.1,
+          bytes: null,
+          top_logprobs: [
+            { token: 'Hi', logprob: -0.1, bytes: null },
+            { token: 'Hey', logprob: -2.5, bytes: null },
+          ],
+        },
+        { token: ' there', logprob: -0.3, bytes: null, top_logprobs: [{ token: ' there', logprob: -0.3, bytes: null }] },
+      ],
+      refusal: null,
+    });
+    expect(completion!.choices[0]!.providerMetadata).toEqual({ google: { avgLogprobs: -0.2 } });
+  });
+});

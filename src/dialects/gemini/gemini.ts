@@ -1,5 +1,5 @@
 import { SseFrame } from '../../frames/SseParser.js';
-import { FinishReasonTable, Usage } from '../../types/events.js';
+import { FinishReasonTable, TokenLogprob, Usage } from '../../types/events.js';
 import { JsonObject, excerpt, finiteNumber, isJsonObject, nonEmptyString } from '../../internal/json.js';
 import { defineDialect } from '../Dialect.js';
 import { payloadMentioning } from '../base/finalFrames.js';
@@ -54,7 +54,7 @@ export const GEMINI_FINISH_REASONS: FinishReasonTable = {
  * The fields this dialect reads at each level of a chunk, or knows to carry nothing (`role`, always
  * the model's). Every other field is kept as `providerMetadata.google`: of the reply (the chunk's
  * own: Vertex AI's `createTime`, `modelStatus`, `promptFeedback`), of the candidate's choice
- * (`safetyRatings`, `citationMetadata`, `avgLogprobs`, `logprobsResult`, `finishMessage` (also read
+ * (`safetyRatings`, `citationMetadata`, `avgLogprobs`, `finishMessage` (also read
  * as the choice's `finishDetails.message`), `tokenCount`; the fields of its content and parts;
  * what its grounding metadata holds besides the chunks and supports its sources are read from, such
  * as `webSearchQueries` and the
@@ -66,7 +66,14 @@ export const GEMINI_FINISH_REASONS: FinishReasonTable = {
  */
 const MAPPED_ENVELOPE: ReadonlySet<string> = new Set(['candidates', 'usageMetadata', 'responseId', 'modelVersion']);
 /** A candidate: its fields not read here are the choice's. */
-const MAPPED_CANDIDATE: ReadonlySet<string> = new Set(['index', 'content', 'finishReason', 'groundingMetadata', 'urlContextMetadata']);
+const MAPPED_CANDIDATE: ReadonlySet<string> = new Set([
+  'index',
+  'content',
+  'finishReason',
+  'logprobsResult',
+  'groundingMetadata',
+  'urlContextMetadata',
+]);
 /** A candidate's `content`: `role` is always `model`. */
 const MAPPED_CONTENT: ReadonlySet<string> = new Set(['parts', 'role']);
 /** A part that makes no call: its other fields (`partMetadata`, ...) are the choice's. */
@@ -256,12 +263,41 @@ export class GeminiParser extends JsonDialectParser {
     if (isJsonObject(grounding)) this.keepUnmapped(grounding, MAPPED_GROUNDING, place);
     if (isJsonObject(urlContext)) this.keepUnmapped(urlContext, MAPPED_URL_CONTEXT, place);
 
+    const logprobs = this.object(candidate['logprobsResult'], `${where}.logprobsResult`);
+    if (logprobs !== undefined) this.readLogprobs(logprobs, choice);
+
     const raw = candidate['finishReason'];
     if (raw === undefined || raw === null) return;
     if (typeof raw !== 'string' || raw === '') throw this.protocolError(`${where}.finishReason is ${describeValue(raw)}`);
     const message = this.optionalString(candidate['finishMessage'], `${where}.finishMessage`);
     if (message !== undefined && this.finished.get(choice) !== true) this.emit({ type: 'finish-details', choice, details: { message } });
     this.finishCandidate(choice, raw);
+  }
+
+  /**
+   * A chunk's `logprobsResult` (`LogprobsResult`): each of `chosenCandidates` (the tokens of this
+   * chunk: `LogprobsResultCandidate` {token, logProbability, tokenId}) is a token in OpenAI's shape,
+   * the `candidates` of `topCandidates` at the same step its top tokens; `bytes` is null (the wire has
+   * token ids, not bytes). A candidate without a token or a finite log probability is skipped.
+   */
+  private readLogprobs(result: JsonObject, choice: number): void {
+    const chosen = result['chosenCandidates'];
+    if (!Array.isArray(chosen)) return;
+    const top = Array.isArray(result['topCandidates']) ? result['topCandidates'] : [];
+    const tokens: TokenLogprob[] = [];
+    for (let step = 0; step < chosen.length; step++) {
+      const token = geminiToken(chosen[step]);
+      if (token === undefined) continue;
+      const alternatives: unknown = top[step];
+      const candidates = isJsonObject(alternatives) && Array.isArray(alternatives['candidates']) ? alternatives['candidates'] : [];
+      const topLogprobs: { token: string; logprob: number; bytes: null }[] = [];
+      for (const candidate of candidates) {
+        const alternative = geminiToken(candidate);
+        if (alternative !== undefined) topLogprobs.push(alternative);
+      }
+      tokens.push({ ...token, top_logprobs: topLogprobs });
+    }
+    if (tokens.length > 0) this.emit({ type: 'logprobs', choice, content: tokens });
   }
 
   private readPart(part: unknown, choice: number, where: string): void {
@@ -345,6 +381,14 @@ export class GeminiParser extends JsonDialectParser {
     this.serverTools.finished(choice);
     this.finish(choice, raw);
   }
+}
+
+/** A `LogprobsResultCandidate` as a token of OpenAI's shape; undefined without a token and a finite log probability. */
+function geminiToken(candidate: unknown): { token: string; logprob: number; bytes: null } | undefined {
+  if (!isJsonObject(candidate)) return undefined;
+  const token = candidate['token'];
+  const logprob = finiteNumber(candidate['logProbability']);
+  return typeof token === 'string' && logprob !== undefined ? { token, logprob, bytes: null } : undefined;
 }
 
 /**
