@@ -376,3 +376,37 @@ describe('openai-chat reads Perplexity sources (issue 30, F)', () => {
     ]);
   });
 });
+
+describe('openai-chat reads the tools Groq ran (issue 30, F)', () => {
+  it('reads delta.executed_tools as provider tool calls, each with its output once it comes; no call for the program', () => {
+    // groq-sdk 1.6 ChatCompletionChunk.Choice.Delta.executed_tools: ExecutedTool {arguments: string,
+    // index: number, type: string, output?: string | null, search_results?, browser_results?, code_results?}.
+    const envelope = { id: 'chatcmpl-g', object: 'chat.completion.chunk', created: 1, model: 'groq/compound' };
+    const text = [
+      {
+        ...envelope,
+        choices: [
+          { index: 0, delta: { role: 'assistant', executed_tools: [{ index: 0, type: 'search', arguments: '{"query":"rxjs 8"}' }] } },
+        ],
+      },
+      {
+        ...envelope,
+        choices: [
+          {
+            index: 0,
+            delta: { executed_tools: [{ index: 0, type: 'search', arguments: '{"query":"rxjs 8"}', output: 'RxJS 8 is in beta.' }] },
+          },
+        ],
+      },
+      { ...envelope, choices: [{ index: 0, delta: { content: 'RxJS 8 is in beta.' }, finish_reason: 'stop' }] },
+    ]
+      .map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`)
+      .join('');
+    const { completion, error } = read(`${text}data: [DONE]\n\n`);
+    expect(error).toBeUndefined();
+    expect(completion).toMatchObject({ content: 'RxJS 8 is in beta.', toolCalls: [], finishReason: 'stop' });
+    expect(completion!.providerToolCalls).toEqual([
+      { id: 'executed-tool-0', name: 'search', type: 'executed_tools', input: { query: 'rxjs 8' }, result: 'RxJS 8 is in beta.' },
+    ]);
+  });
+});

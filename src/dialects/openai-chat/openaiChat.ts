@@ -1,7 +1,7 @@
 import { SseFrame } from '../../frames/SseParser.js';
 import { LlmStreamError } from '../../errors/errors.js';
-import { Usage } from '../../types/events.js';
-import { JsonObject, excerpt, isJsonObject, nonEmptyString } from '../../internal/json.js';
+import { JsonValue, Usage } from '../../types/events.js';
+import { JsonObject, copyJson, excerpt, isJsonObject, nonEmptyString } from '../../internal/json.js';
 import { mergeUsage } from '../../internal/mergeUsage.js';
 import { defineDialect } from '../Dialect.js';
 import type { MetadataPlace } from '../base/JsonDialectParser.js';
@@ -42,6 +42,7 @@ const MAPPED_DELTA: ReadonlySet<string> = new Set([
   'annotations',
   'tool_calls',
   'function_call',
+  'executed_tools',
 ]);
 
 /**
@@ -100,6 +101,8 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
   private usageCame = false;
   /** The urls of the search sources already read (Perplexity repeats them in every chunk): made at the first. */
   private searchSources: Set<string> | undefined = undefined;
+  /** The tools Groq ran, by their id, and whether their result came: made at the first. */
+  private executedTools: Map<string, { resulted: boolean }> | undefined = undefined;
 
   protected override errorIn(frame: SseFrame, chunk: JsonObject): LlmStreamError | undefined {
     if (frame.event === 'error' || hasError(chunk) || chunk['object'] === 'error') return this.providerError(chunk);
@@ -328,7 +331,45 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
     this.readAnnotations(delta['annotations'], choice, where);
     this.readToolCalls(delta['tool_calls'], choice, position);
     this.readFunctionCall(delta['function_call'], choice, position);
+    if (delta['executed_tools'] !== undefined) this.readExecutedTools(delta['executed_tools'], choice);
     this.keepUnmapped(delta, MAPPED_DELTA, choicePlace(choice));
+  }
+
+  /**
+   * Groq's `delta.executed_tools` (`ExecutedTool` {index, type, arguments, output?, search_results?,
+   * browser_results?, code_results?}): the tools Groq's compound models ran themselves. Each is a
+   * provider tool call at its first delta (id `executed-tool-<index>`, `executed-tool-<choice>-<index>`
+   * beyond choice 0: the wire has none; name its `type`; input its `arguments`, parsed when they are
+   * JSON), and its result at the first delta that carries its `output` (with the search, browser or
+   * code results beside it, when any). Never a call for the program.
+   */
+  private readExecutedTools(tools: unknown, choice: number): void {
+    if (!Array.isArray(tools)) return;
+    const seen = (this.executedTools ??= new Map());
+    for (const tool of tools) {
+      if (!isJsonObject(tool) || !isIndex(tool['index'])) continue;
+      // The index is the tool's place in its choice: the id names the choice too beyond the first.
+      const id = choice === 0 ? `executed-tool-${tool['index']}` : `executed-tool-${choice}-${tool['index']}`;
+      let state = seen.get(id);
+      if (state === undefined) {
+        seen.set(id, (state = { resulted: false }));
+        const args = typeof tool['arguments'] === 'string' ? tool['arguments'] : '';
+        this.emit({
+          type: 'provider-tool-call',
+          choice,
+          call: { id, name: nonEmptyString(tool['type']) ?? 'executed_tool', type: 'executed_tools', input: parsedOrText(args) },
+        });
+      }
+      const output = tool['output'];
+      if (state.resulted || output === undefined || output === null) continue;
+      state.resulted = true;
+      const details: { [key: string]: JsonValue } = {};
+      for (const key of ['search_results', 'browser_results', 'code_results']) {
+        if (tool[key] !== undefined && tool[key] !== null) details[key] = copyJson(tool[key]);
+      }
+      const result: JsonValue = Object.keys(details).length === 0 ? copyJson(output) : { output: copyJson(output), ...details };
+      this.emit({ type: 'provider-tool-result', choice, id, result });
+    }
   }
 
   /** `delta.audio`: an `audio` event with the parts this piece had; notes a piece that is only the expiry. */
@@ -475,4 +516,14 @@ function deltaPath(position: number): string {
 /** The end of an OpenAI Chat stream: `data: [DONE]`. */
 function isFinal(frame: SseFrame): boolean {
   return frame.data === '[DONE]';
+}
+
+/** Arguments parsed when they are JSON, else the text as it came. */
+function parsedOrText(text: string): JsonValue {
+  if (text === '') return {};
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    return text;
+  }
 }
