@@ -48,8 +48,9 @@ bytes$.pipe(decodeUtf8(), sseFrames()).subscribe((frame) => console.log(frame.da
     title: 'README pipeline, assembleChunksWith(openaiChat)',
     // 22 before the private members of the cores became #private fields, which a minifier renames; 21.5 before
     // openai-chat listed the fields it reads at each level, to keep every other one; 22.5 before the rule for
-    // OpenAI-compatible replies without [DONE] and a JSON error body in place of a stream (0.7 KB)
-    budget: 23 * KIB,
+    // OpenAI-compatible replies without [DONE] and a JSON error body in place of a stream (0.7 KB); 23 before
+    // what the next turn sends back (opaque items), finish details, usage details and Groq's executed tools (1.2 KB)
+    budget: 24.5 * KIB,
     goal: 15 * KIB,
     code: `${SOURCE}import {
   decodeUtf8,
@@ -71,8 +72,10 @@ bytes$
     // 40 before Cohere's dialect (2.9 KB) and the open reply joined every bundle that holds them all; 42 before the
     // private members of the cores became #private fields, which a minifier renames; 41.5 before every dialect
     // listed the fields it reads at each level, to keep every other one (3.3 KB); 44.5 before the replies of 2026
-    // (tool requests, server-run tools, audio-only replies, auto for the AI SDK's stream: 2.5 KB)
-    budget: 48.5 * KIB,
+    // (tool requests, server-run tools, audio-only replies, auto for the AI SDK's stream: 2.5 KB); 48.5 before the
+    // opaque items, finish details, the sources of Bedrock and Perplexity, Gemini's logprobs and server-run MCP
+    // calls, AI SDK UI's reset-step (4.8 KB)
+    budget: 52.5 * KIB,
     goal: 30 * KIB,
     code: `${SOURCE}import { decodeUtf8, sseFrames, assembleChunks, groupToolCallsByIndex, finalizeCompletion } from 'rxjs-llm-stream';
 

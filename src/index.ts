@@ -148,6 +148,7 @@ export type {
   ContentEvent,
   DoneEvent,
   FinishEvent,
+  FinishDetailsEvent,
   LogprobsEvent,
   OpaqueItemEvent,
   ProgressEvent,
@@ -157,6 +158,7 @@ export type {
   ReasoningEvent,
   ReasoningSignatureEvent,
   RefusalEvent,
+  RetractEvent,
   SourceEvent,
   StartEvent,
   TimingsEvent,
@@ -171,6 +173,7 @@ export type {
 export type {
   AudioOutput,
   CustomToolCall,
+  FinishDetails,
   FinishReason,
   FinishReasonTable,
   FunctionToolCall,

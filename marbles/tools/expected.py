@@ -230,6 +230,7 @@ class ChoiceAcc:
         self.by_key = {}  # the dialect's key of a call (raw index, block index, item id) -> position
         self.by_id = {}
         self.raw_finish = None
+        self.finish_details = {}  # what the provider said of the finish beyond its reason (stopSequence, message, category)
         self.signatures = []  # opaque reasoning artifacts for the next turn, in arrival order
         self.logprobs = {}  # 'content' / 'refusal' -> token entries in OpenAI's shape, joined in order
         self.sources = []  # sources cited or searched, in arrival order, in the shape of the Completion
@@ -339,7 +340,8 @@ def joined(pieces):
 # The parts of a choice (and of the Completion, choice 0's) present only when the stream carried them,
 # in the order of the interface: after rawFinishReason in a choice, after reasoningTokens at the top.
 OPTIONAL_PARTS = (
-    'reasoningSignatures', 'incompleteToolCalls', 'logprobs', 'sources', 'audio', 'providerToolCalls', 'toolRequests', 'opaqueItems'
+    'reasoningSignatures', 'incompleteToolCalls', 'logprobs', 'sources', 'audio', 'finishDetails', 'providerToolCalls', 'toolRequests',
+    'opaqueItems'
 )
 
 
@@ -396,6 +398,10 @@ class Assembly:
             out['cacheWritePromptTokens'] = u['cache_write']
         if 'reasoning' in u:
             out['reasoningTokens'] = u['reasoning']
+        if 'audio_prompt' in u:
+            out['audioPromptTokens'] = u['audio_prompt']
+        if 'audio_completion' in u:
+            out['audioCompletionTokens'] = u['audio_completion']
         return out
 
     def partial(self):
@@ -491,6 +497,8 @@ class Assembly:
                     'transcript': ''.join(audio['transcript']),
                     'expiresAt': audio['expiresAt'],
                 }
+            if choice.finish_details:
+                entry['finishDetails'] = dict(choice.finish_details)
             if choice.provider_calls:
                 entry['providerToolCalls'] = [dict(call) for call in choice.provider_calls]
             if choice.tool_requests:
@@ -569,18 +577,32 @@ OPENAI_FINISH = normalizer({
 })
 
 
-def openai_usage(assembly, usage):
+# In usage.completion_tokens_details, what the usage counts: the rest (the predicted output's
+# accepted_prediction_tokens and rejected_prediction_tokens) is kept on the reply.
+OPENAI_MAPPED_COMPLETION_DETAILS = {'reasoning_tokens', 'audio_tokens', 'text_tokens'}
+
+
+def openai_usage(assembly, usage, standard=True):
+    """The usage of OpenAI's shape; `standard` for the chunk's own `usage` (not Groq's x_groq.usage),
+    whose completion details beside the counts are kept on the reply."""
     if not isinstance(usage, dict):
         return
     prompt_details = usage.get('prompt_tokens_details')
     completion_details = usage.get('completion_tokens_details')
+    prompt_details = prompt_details if isinstance(prompt_details, dict) else {}
+    completion_details = completion_details if isinstance(completion_details, dict) else {}
     assembly.merge_usage({
         'prompt': usage.get('prompt_tokens'),
         'completion': usage.get('completion_tokens'),
         'total': usage.get('total_tokens'),
-        'cached': prompt_details.get('cached_tokens') if isinstance(prompt_details, dict) else None,
-        'reasoning': completion_details.get('reasoning_tokens') if isinstance(completion_details, dict) else None,
+        'cached': prompt_details.get('cached_tokens'),
+        'cache_write': prompt_details.get('cache_write_tokens'),
+        'reasoning': completion_details.get('reasoning_tokens'),
+        'audio_prompt': prompt_details.get('audio_tokens'),
+        'audio_completion': completion_details.get('audio_tokens'),
     })
+    if standard:
+        keep_unmapped(assembly.metadata, completion_details, OPENAI_MAPPED_COMPLETION_DETAILS)
 
 
 def is_token(entry):
@@ -734,7 +756,17 @@ def openai_chunk(assembly, chunk):
     keep_unmapped(assembly.metadata, chunk, OPENAI_MAPPED_ENVELOPE)
     x_groq = chunk.get('x_groq')
     if isinstance(x_groq, dict):
-        openai_usage(assembly, x_groq.get('usage'))
+        openai_usage(assembly, x_groq.get('usage'), standard=False)
+    # Perplexity's search_results ({title, url}) then citations (urls): url sources of choice 0, each url once.
+    if chunk.get('search_results') is not None or chunk.get('citations') is not None:
+        first = assembly.choice(0)
+        seen = assembly.__dict__.setdefault('search_urls', set())
+        pages = [(r.get('url'), r.get('title')) for r in (chunk.get('search_results') or []) if isinstance(r, dict)]
+        pages += [(url, None) for url in (chunk.get('citations') or [])]
+        for url, title in pages:
+            if isinstance(url, str) and url and url not in seen:
+                seen.add(url)
+                first.sources.append({'kind': 'url', 'url': url, **({'title': title} if isinstance(title, str) and title else {})})
     if carried_reasoning and isinstance(assembly.timings, dict) and is_number(assembly.timings.get('predicted_n')):
         assembly.reasoning_tokens = assembly.timings['predicted_n']
 
@@ -798,6 +830,9 @@ ANTHROPIC_FINISH = normalizer({
 })
 
 
+ANTHROPIC_MAPPED_USAGE = {'input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens', 'output_tokens_details'}
+
+
 def anthropic_usage(assembly, usage):
     """OpenAI's meaning: the prompt is all input, so Anthropic's three input counts (uncached, read from
     the cache, written to it) are added up, each the latest reported; the two cache counts are kept
@@ -808,6 +843,8 @@ def anthropic_usage(assembly, usage):
     for key in ('input_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens'):
         if is_number(usage.get(key)):
             raw[key] = usage[key]
+    # What usage counts beside the tokens (server_tool_use, cache_creation's 5m/1h split, service_tier) is kept on the reply.
+    keep_unmapped(assembly.metadata, usage, ANTHROPIC_MAPPED_USAGE)
     fields = {'completion': usage.get('output_tokens')}
     details = usage.get('output_tokens_details')
     if isinstance(details, dict):
@@ -1106,6 +1143,16 @@ def read_anthropic(raw):
                 stop_reason = (event.get('delta') or {}).get('stop_reason')
                 if isinstance(stop_reason, str):
                     choice.raw_finish = stop_reason
+                # The stop sequence that ended it, and a refusal's RefusalStopDetails {category, explanation}.
+                stop_sequence = text_piece((event.get('delta') or {}).get('stop_sequence'))
+                if stop_sequence:
+                    choice.finish_details['stopSequence'] = stop_sequence
+                details = (event.get('delta') or {}).get('stop_details')
+                if isinstance(details, dict):
+                    if text_piece(details.get('explanation')):
+                        choice.finish_details['message'] = details['explanation']
+                    if text_piece(details.get('category')):
+                        choice.finish_details['category'] = details['category']
                 keep_unmapped(assembly.metadata, event.get('delta') or {}, ANTHROPIC_MAPPED_MESSAGE_DELTA)
                 anthropic_usage(assembly, event.get('usage'))
             elif kind == 'message_stop':
@@ -1142,8 +1189,12 @@ def responses_usage(assembly, usage):
             'completion': usage.get('output_tokens'),
             'total': usage.get('total_tokens'),
             'cached': input_details.get('cached_tokens') if isinstance(input_details, dict) else None,
+            'cache_write': input_details.get('cache_write_tokens') if isinstance(input_details, dict) else None,
             'reasoning': output_details.get('reasoning_tokens') if isinstance(output_details, dict) else None,
         })
+        # The cache writes by time to live (cache_write_tokens_details) are kept on the reply.
+        if isinstance(input_details, dict):
+            keep_unmapped(assembly.metadata, input_details, {'cached_tokens', 'cache_write_tokens'})
 
 
 def is_index(value):
@@ -1713,6 +1764,9 @@ def read_gemini(raw):
                 finish = candidate.get('finishReason')
                 if isinstance(finish, str):
                     choice.raw_finish = finish
+                    # The reply's finish is the last one: what a finish said goes with it (finishMessage).
+                    message = text_piece(candidate.get('finishMessage'))
+                    choice.finish_details = {'message': message} if message else {}
             usage = chunk.get('usageMetadata')
             if isinstance(usage, dict):
                 # OpenAI's meaning: the completion is all output, the answer and the thinking; a count

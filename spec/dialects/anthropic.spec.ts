@@ -101,8 +101,15 @@ const EXAMPLE_COMPLETION: Completion = {
       opaqueItems: [SIGNED],
     },
   ],
-  // The message's stop_sequence, null at its start and in message_delta: no stop sequence ended it.
-  providerMetadata: { anthropic: { stop_sequence: null } },
+  // The message's stop_sequence, null at its start and in message_delta: no stop sequence ended it;
+  // what message_start's usage counts beside the tokens (the cache writes by time to live, the tier).
+  providerMetadata: {
+    anthropic: {
+      stop_sequence: null,
+      cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+      service_tier: 'standard',
+    },
+  },
 };
 
 /** The first fragment of a get_weather call, and the next ones, as the example stream has them. */
@@ -121,6 +128,11 @@ const EXAMPLE_EVENTS: ChatEvent[] = [
   { type: 'start', id: 'msg_01HCd8Wq3kZr5vTn7yPbX2aL', model: 'claude-sonnet-4-5-20250929' },
   // Both cache counts are 0, so promptTokens is input_tokens alone; they are reported beside it all the same.
   { type: 'usage', usage: { promptTokens: 472, completionTokens: 3, totalTokens: 475, cachedPromptTokens: 0, cacheWritePromptTokens: 0 } },
+  {
+    type: 'provider-metadata',
+    provider: 'anthropic',
+    fields: { cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 }, service_tier: 'standard' },
+  },
   // The message's stop_sequence: message_delta's, the same null, is not kept again.
   { type: 'provider-metadata', provider: 'anthropic', fields: { stop_sequence: null } },
   { type: 'reasoning', choice: 0, text: 'The user wants the current' },
@@ -203,7 +215,14 @@ describe('anthropic', () => {
             rawFinishReason: 'tool_use',
           },
         ],
-        providerMetadata: { anthropic: { stop_sequence: null } },
+        providerMetadata: {
+          anthropic: {
+            stop_sequence: null,
+            // message_start's usage beside its token counts: the cache writes by time to live, the tier.
+            cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+            service_tier: 'standard',
+          },
+        },
       };
       for (const chunkSize of [1, 7, 64, bytes.length]) {
         expect(assembleBytes(bytes, anthropic, { chunkSize }).completion).toEqual(expected);

@@ -75,3 +75,61 @@ describe('ai-sdk-ui reads every whole reply and keeps the program calls apart (i
     ]);
   });
 });
+
+describe('ai-sdk-ui keeps what the stream says is the reply (issue 30, F)', () => {
+  it('reset-step removes the parts of the step it resets: the retried text replaces the discarded text', () => {
+    // UIMessageChunk {type: 'reset-step'}: "Removes all message parts added during the current step"
+    // (ai 7, index.d.ts), the parts received since the most recent `start-step` (the stream protocol's
+    // page): what WorkflowAgent sends before a retried model call's output.
+    const { completion, error, events } = readReply(
+      sseOf([
+        START,
+        { type: 'start-step' },
+        { type: 'text-start', id: 't1' },
+        { type: 'text-delta', id: 't1', delta: 'Checking. ' },
+        { type: 'text-end', id: 't1' },
+        { type: 'finish-step' },
+        { type: 'start-step' },
+        { type: 'reasoning-start', id: 'r1' },
+        { type: 'reasoning-delta', id: 'r1', delta: 'The user wants' },
+        { type: 'text-start', id: 't2' },
+        { type: 'text-delta', id: 't2', delta: 'It is 9 deg' },
+        { type: 'source-url', sourceId: 's1', url: 'https://bad.example' },
+        { type: 'tool-input-start', toolCallId: 'c1', toolName: 'weather' },
+        { type: 'reset-step' },
+        { type: 'text-start', id: 't3' },
+        { type: 'text-delta', id: 't3', delta: 'It is 4 degrees.' },
+        { type: 'text-end', id: 't3' },
+        { type: 'source-url', sourceId: 's2', url: 'https://good.example' },
+        { type: 'finish-step' },
+        { type: 'finish', finishReason: 'stop' },
+        '[DONE]',
+      ]),
+      'ai-sdk-ui',
+    );
+    expect(error).toBeUndefined();
+    expect(completion).toMatchObject({ content: 'Checking. It is 4 degrees.', reasoning: null, toolCalls: [], finishReason: 'stop' });
+    expect(completion!.sources).toEqual([{ kind: 'url', url: 'https://good.example' }]);
+    // The discarded text did stream: a live reader is told to take it back.
+    expect(events.filter((event) => event.type === 'content').map((event) => (event as { text: string }).text)).toContain('It is 9 deg');
+  });
+
+  it('reset-step with no step boundary removes every part of the message so far', () => {
+    const { completion, error } = readReply(
+      sseOf([
+        START,
+        { type: 'text-start', id: 't1' },
+        { type: 'text-delta', id: 't1', delta: 'Half an ans' },
+        { type: 'reset-step' },
+        { type: 'text-start', id: 't2' },
+        { type: 'text-delta', id: 't2', delta: 'A whole answer.' },
+        { type: 'text-end', id: 't2' },
+        { type: 'finish', finishReason: 'stop' },
+        '[DONE]',
+      ]),
+      'ai-sdk-ui',
+    );
+    expect(error).toBeUndefined();
+    expect(completion).toMatchObject({ content: 'A whole answer.', finishReason: 'stop' });
+  });
+});

@@ -95,3 +95,61 @@ describe('bedrock-converse keeps the tools Bedrock runs apart from the calls of 
     expect(completion!.providerToolCalls).toEqual([GROUNDED]);
   });
 });
+
+describe('bedrock-converse reads citations as sources (issue 30, F)', () => {
+  it('reads each CitationsDelta as a source: a web location as url, a document or search-result location as document', () => {
+    // ContentBlockDelta {citation: CitationsDelta {title?, source?, sourceContent?: CitationSourceContentDelta[]
+    // ({text}), location?: CitationLocation}}; CitationLocation = {web: WebLocation {url, domain}} |
+    // {documentChar: DocumentCharLocation {documentIndex, start, end}} | {documentPage} | {documentChunk} |
+    // {searchResultLocation: SearchResultLocation {searchResultIndex, start, end}}.
+    const { completion, error } = readReply(
+      converseStream([
+        ['messageStart', { role: 'assistant' }],
+        ['contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'Seattle is rainy.' } }],
+        [
+          'contentBlockDelta',
+          {
+            contentBlockIndex: 0,
+            delta: {
+              citation: {
+                title: 'Seattle weather',
+                sourceContent: [{ text: 'Seattle sees rain ' }, { text: '150 days a year.' }],
+                location: { web: { url: 'https://weather.example/seattle', domain: 'weather.example' } },
+              },
+            },
+          },
+        ],
+        [
+          'contentBlockDelta',
+          {
+            contentBlockIndex: 0,
+            delta: { citation: { title: 'climate.pdf', location: { documentPage: { documentIndex: 1, start: 3, end: 4 } } } },
+          },
+        ],
+        [
+          'contentBlockDelta',
+          {
+            contentBlockIndex: 0,
+            delta: {
+              citation: {
+                source: 'https://search.example/r/2',
+                location: { searchResultLocation: { searchResultIndex: 2, start: 0, end: 1 } },
+              },
+            },
+          },
+        ],
+        ['contentBlockStop', { contentBlockIndex: 0 }],
+        ['messageStop', { stopReason: 'end_turn' }],
+      ]),
+      'bedrock-converse',
+      'aws',
+    );
+    expect(error).toBeUndefined();
+    expect(completion).toMatchObject({ content: 'Seattle is rainy.', finishReason: 'stop' });
+    expect(completion!.sources).toEqual([
+      { kind: 'url', url: 'https://weather.example/seattle', title: 'Seattle weather', citedText: 'Seattle sees rain 150 days a year.' },
+      { kind: 'document', documentId: '1', title: 'climate.pdf' },
+      { kind: 'document', documentId: '2', url: 'https://search.example/r/2' },
+    ]);
+  });
+});

@@ -304,3 +304,109 @@ describe('auto (issue 30, G)', () => {
     expect(completion).toMatchObject({ content: 'Hello there', finishReason: 'stop' });
   });
 });
+
+describe('openai-chat keeps the usage details (issue 30, F)', () => {
+  it('reads audio tokens as the usage audio counts, and keeps the predicted-output counts in the open reply', () => {
+    // openai 7.x CompletionUsage (resources/completions.d.ts): completion_tokens_details
+    // {accepted_prediction_tokens?, audio_tokens?, reasoning_tokens?, rejected_prediction_tokens?, text_tokens?},
+    // prompt_tokens_details {audio_tokens?, cache_write_tokens?, cached_tokens?, image_tokens?, text_tokens?}.
+    const envelope = { id: 'chatcmpl-u', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-audio' };
+    const text = [
+      { ...envelope, choices: [{ index: 0, delta: { role: 'assistant', content: 'Hi' }, finish_reason: null }] },
+      { ...envelope, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
+      {
+        ...envelope,
+        choices: [],
+        usage: {
+          prompt_tokens: 40,
+          completion_tokens: 30,
+          total_tokens: 70,
+          prompt_tokens_details: { audio_tokens: 25, cached_tokens: 0, cache_write_tokens: 10 },
+          completion_tokens_details: {
+            audio_tokens: 20,
+            reasoning_tokens: 0,
+            accepted_prediction_tokens: 4,
+            rejected_prediction_tokens: 2,
+          },
+        },
+      },
+    ]
+      .map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`)
+      .join('');
+    const { completion, error } = read(`${text}data: [DONE]\n\n`);
+    expect(error).toBeUndefined();
+    expect(completion!.usage).toEqual({
+      promptTokens: 40,
+      completionTokens: 30,
+      totalTokens: 70,
+      cachedPromptTokens: 0,
+      cacheWritePromptTokens: 10,
+      reasoningTokens: 0,
+      audioPromptTokens: 25,
+      audioCompletionTokens: 20,
+    });
+    expect(completion!.providerMetadata?.['openai']).toMatchObject({ accepted_prediction_tokens: 4, rejected_prediction_tokens: 2 });
+  });
+});
+
+describe('openai-chat reads Perplexity sources (issue 30, F)', () => {
+  it('reads search_results and citations, repeated by every chunk, as url sources, each url once, titled when a result names it', () => {
+    // Perplexity's chat completion chunk (docs.perplexity.ai, Chat Completions): `search_results`
+    // [{title, url, date}] and `citations` [url] beside `choices`, repeated in every chunk.
+    const envelope = {
+      id: 'pplx-1',
+      model: 'sonar',
+      created: 1,
+      object: 'chat.completion.chunk',
+      citations: ['https://a.example/1', 'https://b.example/2'],
+      search_results: [{ title: 'Page A', url: 'https://a.example/1', date: '2026-01-02' }],
+    };
+    const text = [
+      { ...envelope, choices: [{ index: 0, delta: { role: 'assistant', content: 'Both say so' } }] },
+      { ...envelope, choices: [{ index: 0, delta: { content: ' [1][2].' }, finish_reason: 'stop' }] },
+    ]
+      .map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`)
+      .join('');
+    const { completion, error } = read(text);
+    expect(error).toBeUndefined();
+    expect(completion).toMatchObject({ content: 'Both say so [1][2].', finishReason: 'stop' });
+    expect(completion!.sources).toEqual([
+      { kind: 'url', url: 'https://a.example/1', title: 'Page A' },
+      { kind: 'url', url: 'https://b.example/2' },
+    ]);
+  });
+});
+
+describe('openai-chat reads the tools Groq ran (issue 30, F)', () => {
+  it('reads delta.executed_tools as provider tool calls, each with its output once it comes; no call for the program', () => {
+    // groq-sdk 1.6 ChatCompletionChunk.Choice.Delta.executed_tools: ExecutedTool {arguments: string,
+    // index: number, type: string, output?: string | null, search_results?, browser_results?, code_results?}.
+    const envelope = { id: 'chatcmpl-g', object: 'chat.completion.chunk', created: 1, model: 'groq/compound' };
+    const text = [
+      {
+        ...envelope,
+        choices: [
+          { index: 0, delta: { role: 'assistant', executed_tools: [{ index: 0, type: 'search', arguments: '{"query":"rxjs 8"}' }] } },
+        ],
+      },
+      {
+        ...envelope,
+        choices: [
+          {
+            index: 0,
+            delta: { executed_tools: [{ index: 0, type: 'search', arguments: '{"query":"rxjs 8"}', output: 'RxJS 8 is in beta.' }] },
+          },
+        ],
+      },
+      { ...envelope, choices: [{ index: 0, delta: { content: 'RxJS 8 is in beta.' }, finish_reason: 'stop' }] },
+    ]
+      .map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`)
+      .join('');
+    const { completion, error } = read(`${text}data: [DONE]\n\n`);
+    expect(error).toBeUndefined();
+    expect(completion).toMatchObject({ content: 'RxJS 8 is in beta.', toolCalls: [], finishReason: 'stop' });
+    expect(completion!.providerToolCalls).toEqual([
+      { id: 'executed-tool-0', name: 'search', type: 'executed_tools', input: { query: 'rxjs 8' }, result: 'RxJS 8 is in beta.' },
+    ]);
+  });
+});

@@ -210,3 +210,42 @@ describe('openai-responses keeps the calls a program runs apart from those that 
     ]);
   });
 });
+
+describe('openai-responses keeps the usage details (issue 30, F)', () => {
+  it('reads input_tokens_details.cache_write_tokens as cacheWritePromptTokens, and its TTL split in the open reply', () => {
+    // ResponseUsage.InputTokensDetails {cache_write_tokens, cached_tokens, cache_write_tokens_details?:
+    // {ttl_12h_tokens, ttl_30m_tokens}}.
+    const usage = {
+      input_tokens: 500,
+      input_tokens_details: {
+        cached_tokens: 100,
+        cache_write_tokens: 300,
+        cache_write_tokens_details: { ttl_12h_tokens: 200, ttl_30m_tokens: 100 },
+      },
+      output_tokens: 7,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 507,
+    };
+    const body = sseOf(
+      [
+        { type: 'response.created', sequence_number: 0, response: response('in_progress') },
+        { type: 'response.output_text.delta', sequence_number: 1, item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'Hi' },
+        { type: 'response.completed', sequence_number: 2, response: response('completed', { usage }) },
+      ],
+      true,
+    );
+    const { completion, error } = readReply(body, 'openai-responses');
+    expect(error).toBeUndefined();
+    expect(completion!.usage).toEqual({
+      promptTokens: 500,
+      completionTokens: 7,
+      totalTokens: 507,
+      cachedPromptTokens: 100,
+      cacheWritePromptTokens: 300,
+      reasoningTokens: 0,
+    });
+    expect(completion!.providerMetadata?.['openai']).toMatchObject({
+      cache_write_tokens_details: { ttl_12h_tokens: 200, ttl_30m_tokens: 100 },
+    });
+  });
+});

@@ -597,6 +597,8 @@ describe('gemini dialect', () => {
         callDelta,
         kept({ extra: true }, { choice: 0, call: 0 }),
         callEnd,
+        // finishMessage is also read: the finish details come just before the finish they explain.
+        { type: 'finish-details', choice: 0, details: { message: 'ok' } },
         finish,
         usage,
         kept({ createTime: '2026-01-01T00:00:00Z' }),

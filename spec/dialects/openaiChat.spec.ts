@@ -25,7 +25,18 @@ const TOKYO = {
   args: { city: 'Tokyo', unit: 'celsius' },
 };
 /** The last chunk's usage: the details' zero counts are kept, as the other readings of usage keep them. */
-const USAGE = { promptTokens: 84, completionTokens: 52, totalTokens: 136, cachedPromptTokens: 0, reasoningTokens: 0 };
+const USAGE = {
+  promptTokens: 84,
+  completionTokens: 52,
+  totalTokens: 136,
+  cachedPromptTokens: 0,
+  reasoningTokens: 0,
+  audioPromptTokens: 0,
+  audioCompletionTokens: 0,
+};
+
+/** What the last chunk's completion_tokens_details counts beside the usage: the predicted output's tokens. */
+const PREDICTION = { accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 };
 
 /** The fields every chunk of the example stream carries that no field of a completion names. */
 const ENVELOPE = { created: 1767225600, service_tier: 'default', system_fingerprint: 'fp_6f2a1c9e7b' };
@@ -54,7 +65,7 @@ const EXAMPLE_COMPLETION: Completion = {
       rawFinishReason: 'tool_calls',
     },
   ],
-  providerMetadata: { openai: ENVELOPE },
+  providerMetadata: { openai: { ...ENVELOPE, ...PREDICTION } },
 };
 
 const content = (text: string): ChatEvent => ({ type: 'content', choice: 0, text });
@@ -81,6 +92,7 @@ const EXAMPLE_EVENTS: ChatEvent[] = [
   args(1, 'Tokyo","unit":"'),
   args(1, 'celsius"}'),
   { type: 'finish', choice: 0, reason: 'tool_calls', raw: 'tool_calls' },
+  { type: 'provider-metadata', provider: 'openai', fields: PREDICTION },
   { type: 'usage', usage: USAGE },
   { type: 'done' },
 ];

@@ -291,6 +291,8 @@ describe('openai-chat dialect: sources, audio, unknown payloads', () => {
         cachedPromptTokens: 1920,
         cacheWritePromptTokens: 448,
         reasoningTokens: 0,
+        // prompt_tokens_details.audio_tokens: 0, a count given.
+        audioPromptTokens: 0,
       });
     });
   });

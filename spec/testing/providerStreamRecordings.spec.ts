@@ -144,6 +144,7 @@ describe('the kit against the recordings in marbles/', () => {
       'real/openai-file-search-tool.1': ['providerToolCalls', 'sources'],
       'real/openai-image-generation-tool.1': ['providerToolCalls'],
       'real/openai-web-search-tool.1': ['providerToolCalls', 'sources'],
+      'real/perplexity-text': ['sources'],
     });
   });
 

@@ -51,6 +51,19 @@ export class TextBuilder {
     return this.#tail === '' ? this.#head : this.#head + this.#tail;
   }
 
+  /**
+   * Removes the last `count` characters (all of them when `count` is the length or more): the text
+   * then is what it was before they were appended, `null` when nothing is left.
+   */
+  removeLast(count: number): void {
+    if (count <= 0) return;
+    if (count >= this.length) return this.clear();
+    const text = this.value!.slice(0, this.length - count);
+    this.#head = text;
+    this.#tail = '';
+    this.length = text.length;
+  }
+
   /** Starts again from nothing. */
   clear(): void {
     this.#head = '';

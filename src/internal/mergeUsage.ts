@@ -14,8 +14,12 @@ export function mergeUsage(previous: Usage | null, next: Usage): Usage {
   const cached = next.cachedPromptTokens ?? previous.cachedPromptTokens;
   const cacheWrite = next.cacheWritePromptTokens ?? previous.cacheWritePromptTokens;
   const reasoning = next.reasoningTokens ?? previous.reasoningTokens;
+  const audioPrompt = next.audioPromptTokens ?? previous.audioPromptTokens;
+  const audioCompletion = next.audioCompletionTokens ?? previous.audioCompletionTokens;
   if (cached !== undefined) merged.cachedPromptTokens = cached;
   if (cacheWrite !== undefined) merged.cacheWritePromptTokens = cacheWrite;
   if (reasoning !== undefined) merged.reasoningTokens = reasoning;
+  if (audioPrompt !== undefined) merged.audioPromptTokens = audioPrompt;
+  if (audioCompletion !== undefined) merged.audioCompletionTokens = audioCompletion;
   return merged;
 }

@@ -115,6 +115,13 @@ export class CompletionTracker {
         if (event.reasoningTokens !== undefined) this.#reasoningTokens = event.reasoningTokens;
         return;
       }
+      case 'retract': {
+        const choice = this.#choice(event.choice);
+        choice.contentText.removeLast(event.content);
+        choice.reasoningText.removeLast(event.reasoning);
+        this.#dropSnapshots(choice);
+        return;
+      }
       case 'reasoning-signature': {
         const choice = this.#choice(event.choice);
         (choice.signatures ??= []).push(event.signature);

@@ -139,7 +139,11 @@ function foldEvents(events: readonly ChatEvent[]): { top: ArrivedTop; choices: C
     if (event.type === 'start') top = { ...top, id: top.id ?? (event.id === '' ? null : event.id), model: top.model ?? event.model };
     else if (event.type === 'content') choice(event.choice).text += event.text;
     else if (event.type === 'reasoning') choice(event.choice).reasoning += event.text;
-    else if (event.type === 'reasoning-signature') choice(event.choice).signatures.push(event.signature);
+    else if (event.type === 'retract') {
+      const fold = choice(event.choice);
+      fold.text = fold.text.slice(0, Math.max(0, fold.text.length - event.content));
+      fold.reasoning = fold.reasoning.slice(0, Math.max(0, fold.reasoning.length - event.reasoning));
+    } else if (event.type === 'reasoning-signature') choice(event.choice).signatures.push(event.signature);
     else if (event.type === 'tool-call') choice(event.choice).closed.set(event.call.index, event.call);
     else if (event.type === 'tool-call-incomplete') choice(event.choice).cut.set(event.call.index, event.call);
     else if (event.type === 'tool-call-delta') {

@@ -18,6 +18,7 @@ import type {
   ProviderMetadata,
   ToolRequest,
   OpaqueItem,
+  FinishDetails,
 } from './replyParts.js';
 
 /**
@@ -31,6 +32,8 @@ export interface ReplyExtraParts {
   readonly logprobs?: Logprobs;
   /** Sources cited or searched, in arrival order (only when any came). */
   readonly sources?: readonly Source[];
+  /** What the provider said of the finish beyond its reason (only when it said any). */
+  readonly finishDetails?: FinishDetails;
   /** Audio output (only when any came). */
   readonly audio?: AudioOutput;
   /** Tools the provider ran itself, with their results (only when any came). */

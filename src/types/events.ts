@@ -19,6 +19,7 @@ import type {
   ToolRequest,
   OpaqueItem,
   OpaqueItemPosition,
+  FinishDetails,
 } from './replyParts.js';
 
 export type {
@@ -44,6 +45,7 @@ export type {
   OpaqueItemKind,
   OpaqueItemPart,
   OpaqueItemPosition,
+  FinishDetails,
 } from './replyParts.js';
 export type { CompletionChoice, Completion, PartialToolCall, ChoiceSnapshot, CompletionSnapshot, ReplyExtraParts } from './completion.js';
 
@@ -89,6 +91,20 @@ export interface ContentEvent {
   readonly type: 'content';
   readonly choice: number;
   readonly text: string;
+}
+/**
+ * Text the server took back: the last `content` characters of the choice's content and the last
+ * `reasoning` characters of its reasoning are no longer part of the reply (the AI SDK's `reset-step`,
+ * sent before the output of a retried step). What showed that text live removes it; the completion
+ * never has it.
+ */
+export interface RetractEvent {
+  readonly type: 'retract';
+  readonly choice: number;
+  /** Characters (UTF-16 units) to remove from the end of the choice's content. */
+  readonly content: number;
+  /** Characters (UTF-16 units) to remove from the end of the choice's reasoning. */
+  readonly reasoning: number;
 }
 /** Refusal text (a separate channel from content). */
 export interface RefusalEvent {
@@ -225,6 +241,15 @@ export interface FinishEvent {
   readonly reason: FinishReason;
   readonly raw: string;
 }
+/**
+ * What the provider said of a choice's finish beyond its reason (see `FinishDetails`): sent just
+ * before the `finish` it explains. A later event's fields replace an earlier one's.
+ */
+export interface FinishDetailsEvent {
+  readonly type: 'finish-details';
+  readonly choice: number;
+  readonly details: FinishDetails;
+}
 /** Token usage; later events overwrite earlier values field by field. */
 export interface UsageEvent {
   readonly type: 'usage';
@@ -259,6 +284,7 @@ export type ChatEvent =
   | ReasoningSignatureEvent
   | ContentEvent
   | RefusalEvent
+  | RetractEvent
   | ToolCallDeltaEvent
   | ToolCallEndEvent
   | ToolCallEvent
@@ -273,6 +299,7 @@ export type ChatEvent =
   | ProviderMetadataEvent
   | UnknownEvent
   | FinishEvent
+  | FinishDetailsEvent
   | UsageEvent
   | TimingsEvent
   | DoneEvent;

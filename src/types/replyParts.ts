@@ -44,6 +44,10 @@ export interface Usage {
   readonly cacheWritePromptTokens?: number;
   /** Completion tokens spent reasoning, when reported: a part of `completionTokens`. */
   readonly reasoningTokens?: number;
+  /** Prompt tokens of audio input, when reported (`prompt_tokens_details.audio_tokens`): a part of `promptTokens`. */
+  readonly audioPromptTokens?: number;
+  /** Completion tokens of audio output, when reported (`completion_tokens_details.audio_tokens`): a part of `completionTokens`. */
+  readonly audioCompletionTokens?: number;
   /**
    * Present only on a figure this library estimated from the text because the stream carried no
    * usage (`finalizeCompletion({ estimateUsage: true })`): rough, never a provider's count.
@@ -190,6 +194,26 @@ export interface Source {
   readonly span?: { readonly start: number; readonly end: number };
   /** The text quoted from the source, when the provider gives it. */
   readonly citedText?: string;
+}
+
+/**
+ * What a provider said of a choice's finish beyond its reason, each field only when it said it: the
+ * stop sequence that ended the text, its explanation of the finish, the category of a refusal.
+ *
+ * @example
+ * ```ts
+ * import type { FinishDetails } from 'rxjs-llm-stream';
+ *
+ * const details: FinishDetails = { category: 'cyber', message: 'This could enable malware development.' };
+ * ```
+ */
+export interface FinishDetails {
+  /** The stop sequence the text ended at (Anthropic `stop_sequence`). */
+  readonly stopSequence?: string;
+  /** The provider's explanation of the finish (Gemini `finishMessage`, Anthropic `stop_details.explanation`). */
+  readonly message?: string;
+  /** The category of the policy a refusal falls under (Anthropic `stop_details.category`: `cyber`, `bio`, ...). */
+  readonly category?: string;
 }
 
 /** Audio output (Chat `delta.audio`): the base64 pieces and the transcript, joined. */

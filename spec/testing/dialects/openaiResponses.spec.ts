@@ -60,9 +60,10 @@ refusals('openai-responses', [
   ['two signatures', { choices: [{ reasoning: 'r', reasoningSignatures: ['a', 'b'] }] }, 'choices[0].reasoningSignatures'],
   ['tool_calls without calls', { choices: [{ text: 'a', finishReason: 'tool_calls' }] }, 'choices[0].finishReason'],
   [
-    'cache writes',
-    { choices: [{ text: 'a' }], usage: { promptTokens: 3, completionTokens: 1, totalTokens: 4, cacheWritePromptTokens: 1 } },
-    'usage.cacheWritePromptTokens',
+    // The Responses usage has cache writes (input_tokens_details.cache_write_tokens), not audio tokens.
+    'audio tokens',
+    { choices: [{ text: 'a' }], usage: { promptTokens: 3, completionTokens: 1, totalTokens: 4, audioPromptTokens: 1 } },
+    'usage.audioPromptTokens',
   ],
   [
     'usage without its total',

@@ -2,7 +2,7 @@ import { SseFrame } from '../../frames/SseParser.js';
 import { LlmStreamError, ProviderError, StreamClosedEarlyError } from '../../errors/errors.js';
 import { JsonObject, copyJson, nonEmptyString } from '../../internal/json.js';
 import { normalizeFinishReason } from '../../internal/finishReason.js';
-import { JsonValue } from '../../types/events.js';
+import { ChatEvent, JsonValue } from '../../types/events.js';
 import { defineDialect } from '../Dialect.js';
 import { JsonDialectParser, MetadataPlace } from '../base/JsonDialectParser.js';
 import { describeValue } from '../base/payloadValues.js';
@@ -70,6 +70,17 @@ interface UiCall {
   settled: boolean;
 }
 
+/** The step being read: what it streamed, the calls it started, what it holds until it ends. */
+interface OpenStep {
+  /** Characters of content and of reasoning it streamed. */
+  content: number;
+  reasoning: number;
+  /** The ids of the calls it started. */
+  calls: string[];
+  /** Its parts beside the text, emitted when it ends. */
+  held: (() => void)[];
+}
+
 /**
  * The AI SDK's UI message stream (`x-vercel-ai-ui-message-stream: v1`), what a backend's
  * `result.toUIMessageStreamResponse()` sends to `useChat`: one JSON chunk per `data:`, ending with
@@ -82,7 +93,8 @@ interface UiCall {
  * custom call, its input never parsed); at `tool-input-available`, the input itself as the call's
  * arguments when no delta carried them (a call that was never streamed), then `tool-call-end`; a
  * `source` per `source-url`; `finish` from the `finish` chunk's `finishReason` (absent: `stop`,
- * `tool_calls` after calls); `done` at `[DONE]`. Calls the server ran itself (`providerExecuted`)
+ * `tool_calls` after calls); `done` at `[DONE]`; at `reset-step`, a `retract` of the step's text, and
+ * the step's other parts (held until it ends) dropped. Calls the server ran itself (`providerExecuted`)
  * are not the client's to run and are left out. Any other chunk but the parts' start and end chunks
  * and the steps (tool outputs, data parts, files, `message-metadata`) is kept whole as an item of
  * `providerMetadata['ai-sdk']`, and the fields of a chunk beside the ones read as fields there: the
@@ -119,10 +131,18 @@ export class AiSdkUiParser extends JsonDialectParser {
   private othersSettled = false;
   private named = false;
   private finished = false;
+  /**
+   * The step being read (since the last `start-step`, or the stream's start): the text it streamed,
+   * the calls it started, and its other parts, held until the step ends, so that a `reset-step`
+   * can take all of them back (the text by a `retract` event: it has streamed already).
+   */
+  private readonly step: OpenStep = { content: 0, reasoning: 0, calls: [], held: [] };
 
   protected override errorIn(frame: SseFrame, payload: JsonObject): LlmStreamError | undefined {
     const type = payload['type'];
     if (type !== 'error' && type !== 'abort' && frame.event !== 'error') return undefined;
+    // What the step holds had arrived: the error's partial shows it.
+    this.endStep();
     const text = type === 'abort' ? 'the server aborted the stream' : (nonEmptyString(payload['errorText']) ?? 'no message');
     const reason = type === 'abort' ? nonEmptyString(payload['reason']) : undefined;
     return new ProviderError(`the server reported an error at frame ${this.frameCount}: ${text}${reason ? ` (${reason})` : ''}`, {
@@ -145,6 +165,8 @@ export class AiSdkUiParser extends JsonDialectParser {
       case 'reasoning-delta': {
         const text = this.text(payload['delta'], type, 'delta') ?? '';
         if (text !== '') this.emit({ type: type === 'text-delta' ? 'content' : 'reasoning', choice: 0, text });
+        if (type === 'text-delta') this.step.content += text.length;
+        else this.step.reasoning += text.length;
         this.keepUnmapped(payload, MAPPED_DELTA, { choice: 0 });
         break;
       }
@@ -175,7 +197,7 @@ export class AiSdkUiParser extends JsonDialectParser {
       case 'source-url': {
         const url = this.text(payload['url'], type, 'url') ?? '';
         const title = this.optionalString(payload['title'], 'source-url.title');
-        this.emit({ type: 'source', choice: 0, source: { kind: 'url', url, ...(title === undefined ? {} : { title }) } });
+        this.hold({ type: 'source', choice: 0, source: { kind: 'url', url, ...(title === undefined ? {} : { title }) } });
         this.keepUnmapped(payload, MAPPED_SOURCE_URL, { choice: 0 });
         break;
       }
@@ -191,6 +213,7 @@ export class AiSdkUiParser extends JsonDialectParser {
         }
         // The calls no chunk claimed for the server or for an approval are the program's.
         this.settleClientCalls();
+        this.endStep();
         if (!this.finished) this.finishWith(raw ?? 'stop');
         this.finished = true;
         this.keepUnmapped(payload, MAPPED_FINISH);
@@ -208,6 +231,12 @@ export class AiSdkUiParser extends JsonDialectParser {
       case 'finish-step':
         // A step's calls are settled by its end: a tool the server runs has given its output within it.
         if (type === 'finish-step') this.settleClientCalls();
+        this.endStep();
+        this.keepUnmapped(payload, MAPPED_STEP, { choice: 0 });
+        this.unknown(payload, frame);
+        break;
+      case 'reset-step':
+        this.resetStep();
         this.keepUnmapped(payload, MAPPED_STEP, { choice: 0 });
         this.unknown(payload, frame);
         break;
@@ -218,6 +247,12 @@ export class AiSdkUiParser extends JsonDialectParser {
         this.keepItem(payload, { choice: 0 });
         this.unknown(payload, frame);
     }
+  }
+
+  override end(): void {
+    // A stream cut inside a step: what the step holds had arrived, and the error's partial shows it.
+    this.endStep();
+    super.end();
   }
 
   protected override openAtEnd(): string {
@@ -237,7 +272,48 @@ export class AiSdkUiParser extends JsonDialectParser {
         position: { event: this.frameCount },
       });
     }
+    this.endStep();
     this.endStream();
+  }
+
+  /** An event of the step's parts beside its text: held until the step ends (see `step`). */
+  private hold(event: ChatEvent): void {
+    this.step.held.push(() => this.emit(event));
+  }
+
+  /** Keeps an item of the step (copied now: the payload is reused for the next frame), once the step ends. */
+  protected override keepItem(item: unknown, place?: MetadataPlace): void {
+    const copy = copyJson(item);
+    this.step.held.push(() => super.keepItem(copy, place));
+  }
+
+  /** The step ended: what it held is the reply's. */
+  private endStep(): void {
+    const { held } = this.step;
+    this.step.held = [];
+    this.step.content = 0;
+    this.step.reasoning = 0;
+    this.step.calls = [];
+    for (const release of held) release();
+  }
+
+  /**
+   * `reset-step`: the step's parts are not the reply. Its text has streamed and is retracted; its
+   * other parts were held and are dropped; its calls are forgotten, whatever they had received.
+   */
+  private resetStep(): void {
+    const { content, reasoning } = this.step;
+    if (content > 0 || reasoning > 0) this.emit({ type: 'retract', choice: 0, content, reasoning });
+    for (const id of this.step.calls) {
+      const call = this.calls.get(id);
+      if (call === undefined) continue;
+      if (!call.available) this.openCalls--;
+      this.calls.delete(id);
+    }
+    this.step.held = [];
+    this.step.content = 0;
+    this.step.reasoning = 0;
+    this.step.calls = [];
   }
 
   private readStart(payload: JsonObject): void {
@@ -294,7 +370,7 @@ export class AiSdkUiParser extends JsonDialectParser {
         : payload['output'] === undefined
           ? null
           : copyJson(payload['output']);
-    this.emit({ type: 'provider-tool-result', choice: 0, id, result });
+    this.hold({ type: 'provider-tool-result', choice: 0, id, result });
     this.keepUnmapped(payload, type === 'tool-output-error' ? MAPPED_OUTPUT_ERROR : MAPPED_OUTPUT, { choice: 0 });
   }
 
@@ -312,7 +388,7 @@ export class AiSdkUiParser extends JsonDialectParser {
     }
     call.settled = true;
     this.othersSettled = true;
-    this.emit({
+    this.hold({
       type: 'tool-request',
       choice: 0,
       request: { id: approvalId, type: 'tool-approval-request', kind: 'approval', name: call.name, input: call.input },
@@ -325,7 +401,7 @@ export class AiSdkUiParser extends JsonDialectParser {
   private settleProviderCall(call: UiCall): void {
     call.settled = true;
     this.othersSettled = true;
-    this.emit({ type: 'provider-tool-call', choice: 0, call: { id: call.id, name: call.name, type: call.partType, input: call.input } });
+    this.hold({ type: 'provider-tool-call', choice: 0, call: { id: call.id, name: call.name, type: call.partType, input: call.input } });
     this.keepKept(call, { choice: 0 });
   }
 
@@ -387,6 +463,7 @@ export class AiSdkUiParser extends JsonDialectParser {
       settled: false,
     };
     this.calls.set(id, call);
+    this.step.calls.push(id);
     this.openCalls++;
     return call;
   }

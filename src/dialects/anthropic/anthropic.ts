@@ -16,10 +16,23 @@ import { describeValue, hasError } from '../base/payloadValues.js';
  * message of `message_start`: its `type` is always `message`, its `role` always the assistant's, its
  * `content` always empty (the content arrives in blocks), its `stop_reason` null until
  * `message_delta` says it; `container`, `context_management` and `stop_sequence` are kept. The
- * changes of `message_delta.delta` are the message's, kept in the same place: `stop_sequence` (the
- * stop sequence that ended the reply, or null), `container`. Inside `usage`, read whole, nothing is
+ * changes of `message_delta.delta` are the message's, kept in the same place: `container`,
+ * `stop_sequence` and `stop_details` (these two also read as the choice's `finishDetails`). Inside `usage`, read whole, nothing is
  * kept apart.
  */
+/**
+ * A `usage` object (`Usage`, `MessageDeltaUsage`): the token counts are read; the rest
+ * (`server_tool_use`: `ServerToolUsage` {web_search_requests, web_fetch_requests}; `cache_creation`:
+ * `CacheCreation` {ephemeral_5m_input_tokens, ephemeral_1h_input_tokens}; `service_tier`, ...) is
+ * kept on the reply.
+ */
+const MAPPED_USAGE: ReadonlySet<string> = new Set([
+  'input_tokens',
+  'output_tokens',
+  'cache_read_input_tokens',
+  'cache_creation_input_tokens',
+  'output_tokens_details',
+]);
 const MAPPED_MESSAGE_START: ReadonlySet<string> = new Set(['type', 'message']);
 const MAPPED_MESSAGE: ReadonlySet<string> = new Set(['id', 'type', 'role', 'model', 'content', 'stop_reason', 'usage']);
 const MAPPED_MESSAGE_DELTA: ReadonlySet<string> = new Set(['type', 'delta', 'usage']);
@@ -153,6 +166,7 @@ export class AnthropicParser extends AnthropicBlockParser {
       if (!this.finished) {
         this.finished = true;
         this.settleCutProviderTool(normalizeFinishReason(raw, false));
+        this.readFinishDetails(delta as JsonObject);
         // Calls still open close here (the tracker closes them at finish); the raw value is kept.
         this.finish(0, raw);
       } else if (this.strict) {
@@ -161,6 +175,28 @@ export class AnthropicParser extends AnthropicBlockParser {
     }
     if (isJsonObject(delta)) this.keepUnmapped(delta, MAPPED_MESSAGE_CHANGES);
     this.readUsage(payload['usage'], 'message_delta.usage');
+  }
+
+  /**
+   * What the delta says of the finish beside its reason: `stop_sequence` ("which custom stop sequence
+   * was generated, if any") and `stop_details` (`RefusalStopDetails`: the refusal's `category` and
+   * `explanation`, null when the reason has no detail), as the choice's finish details.
+   */
+  private readFinishDetails(delta: JsonObject): void {
+    const stopSequence = this.optionalString(delta['stop_sequence'], 'message_delta.delta.stop_sequence');
+    const details = this.object(delta['stop_details'], 'message_delta.delta.stop_details');
+    const message = details === undefined ? undefined : this.optionalString(details['explanation'], 'stop_details.explanation');
+    const category = details === undefined ? undefined : this.optionalString(details['category'], 'stop_details.category');
+    if (stopSequence === undefined && message === undefined && category === undefined) return;
+    this.emit({
+      type: 'finish-details',
+      choice: 0,
+      details: {
+        ...(stopSequence === undefined ? {} : { stopSequence }),
+        ...(message === undefined ? {} : { message }),
+        ...(category === undefined ? {} : { category }),
+      },
+    });
   }
 
   private readMessageStop(): void {
@@ -183,6 +219,9 @@ export class AnthropicParser extends AnthropicBlockParser {
         details === undefined ? undefined : this.count(details['thinking_tokens'], `${where}.output_tokens_details`, 'thinking_tokens'),
     });
     if (usage !== undefined) this.emit({ type: 'usage', usage });
+    // What usage counts beside the tokens (`server_tool_use`, the cache writes by time to live
+    // `cache_creation`, `service_tier`): Anthropic's own, kept on the reply.
+    this.keepUnmapped(raw, MAPPED_USAGE);
   }
 
   private requireStarted(what: string): void {

@@ -23,17 +23,33 @@ const RESPONSES_FIELDS: UsageFields = {
   completionDetails: 'output_tokens_details',
 };
 
-/** Reads a usage object of OpenAI's shape under the given field names; undefined when it counts nothing. */
+/**
+ * Reads a usage object of OpenAI's shape under the given field names; undefined when it counts
+ * nothing. Beside the totals: the cached and cache-written prompt tokens (`cached_tokens`,
+ * `cache_write_tokens`), the reasoning tokens, and the audio tokens of each side (`audio_tokens`).
+ */
 function readUsage(usage: JsonObject, fields: UsageFields): Usage | undefined {
   const promptDetails = usage[fields.promptDetails];
   const completionDetails = usage[fields.completionDetails];
-  return buildUsage(
+  const prompt = isJsonObject(promptDetails) ? promptDetails : undefined;
+  const completion = isJsonObject(completionDetails) ? completionDetails : undefined;
+  const read = buildUsage(
     finiteNumber(usage[fields.prompt]),
     finiteNumber(usage[fields.completion]),
     finiteNumber(usage['total_tokens']),
-    isJsonObject(promptDetails) ? finiteNumber(promptDetails['cached_tokens']) : undefined,
-    isJsonObject(completionDetails) ? finiteNumber(completionDetails['reasoning_tokens']) : undefined,
+    prompt === undefined ? undefined : finiteNumber(prompt['cached_tokens']),
+    completion === undefined ? undefined : finiteNumber(completion['reasoning_tokens']),
   );
+  const cacheWrite = prompt === undefined ? undefined : finiteNumber(prompt['cache_write_tokens']);
+  const audioPrompt = prompt === undefined ? undefined : finiteNumber(prompt['audio_tokens']);
+  const audioCompletion = completion === undefined ? undefined : finiteNumber(completion['audio_tokens']);
+  if (cacheWrite === undefined && audioPrompt === undefined && audioCompletion === undefined) return read;
+  return {
+    ...(read ?? { promptTokens: null, completionTokens: null, totalTokens: null }),
+    ...(cacheWrite === undefined ? {} : { cacheWritePromptTokens: cacheWrite }),
+    ...(audioPrompt === undefined ? {} : { audioPromptTokens: audioPrompt }),
+    ...(audioCompletion === undefined ? {} : { audioCompletionTokens: audioCompletion }),
+  };
 }
 
 /**

@@ -1,13 +1,14 @@
 import { SseFrame } from '../../frames/SseParser.js';
 import { JsonObject, copyJson, isJsonObject } from '../../internal/json.js';
-import { JsonValue } from '../../types/events.js';
+import { JsonValue, Source } from '../../types/events.js';
 import { normalizeFinishReason } from '../../internal/finishReason.js';
 import { AnthropicUsage } from '../anthropic/anthropicUsage.js';
 import { defineDialect } from '../Dialect.js';
 import { JsonDialectParser, MetadataPlace } from '../base/JsonDialectParser.js';
+import { isIndex } from '../base/payloadValues.js';
 
 /** The kinds of `contentBlockDelta.delta` this dialect reads. */
-const DELTA_KINDS = ['text', 'toolUse', 'toolResult', 'reasoningContent'];
+const DELTA_KINDS = ['text', 'toolUse', 'toolResult', 'reasoningContent', 'citation'];
 
 /**
  * The fields this dialect reads in each event, or knows to carry nothing: `p`, in every event, is
@@ -194,6 +195,46 @@ export class BedrockConverseParser extends JsonDialectParser {
     this.keepUnmapped(toolUse, MAPPED_TOOL_USE_START, place);
   }
 
+  /**
+   * A citation delta (`CitationsDelta` {title, source, sourceContent, location}) as a source: a `web`
+   * location is a `url` source; a document's (`documentChar`, `documentPage`, `documentChunk`) is a
+   * `document` source named by its `documentIndex`, a search result's (`searchResultLocation`) one
+   * named by its `searchResultIndex`, with the result's `source` as its url. The quoted pieces
+   * (`sourceContent[].text`) joined are its cited text. A location of another kind cites nothing read
+   * here: the delta is kept in `providerMetadata` as it came.
+   */
+  private citationSource(citation: JsonObject): Source | undefined {
+    const where = 'contentBlockDelta.delta.citation';
+    const location = this.object(citation['location'], `${where}.location`);
+    const title = this.optionalString(citation['title'], `${where}.title`);
+    const origin = this.optionalString(citation['source'], `${where}.source`);
+    const pieces = citation['sourceContent'];
+    let citedText = '';
+    if (Array.isArray(pieces))
+      for (const piece of pieces) if (isJsonObject(piece)) citedText += this.text(piece['text'], where, 'sourceContent[].text') ?? '';
+    const described = {
+      ...(title === undefined ? {} : { title }),
+      ...(citedText === '' ? {} : { citedText }),
+    };
+    const web = location === undefined ? undefined : this.object(location['web'], `${where}.location.web`);
+    if (web !== undefined) {
+      const url = this.optionalString(web['url'], `${where}.location.web.url`) ?? origin;
+      return url === undefined ? undefined : { kind: 'url', url, ...described };
+    }
+    for (const kind of ['documentChar', 'documentPage', 'documentChunk', 'searchResultLocation']) {
+      const place = location === undefined ? undefined : this.object(location[kind], `${where}.location.${kind}`);
+      if (place === undefined) continue;
+      const index = place[kind === 'searchResultLocation' ? 'searchResultIndex' : 'documentIndex'];
+      return {
+        kind: 'document',
+        ...(isIndex(index) ? { documentId: String(index) } : {}),
+        ...(origin === undefined ? {} : { url: origin }),
+        ...described,
+      };
+    }
+    return undefined;
+  }
+
   private readBlockDelta(payload: JsonObject): void {
     const block = this.index(payload['contentBlockIndex'], 'contentBlockDelta.contentBlockIndex');
     const delta = this.object(payload['delta'], 'contentBlockDelta.delta');
@@ -209,6 +250,12 @@ export class BedrockConverseParser extends JsonDialectParser {
       if (Object.keys(delta).length > 0) this.keepItem(delta, MESSAGE);
     } else {
       this.keepUnmapped(delta, MAPPED_DELTA, place);
+    }
+    const citation = this.object(delta['citation'], 'contentBlockDelta.delta.citation');
+    if (citation !== undefined) {
+      const source = this.citationSource(citation);
+      if (source !== undefined) this.emit({ type: 'source', choice: 0, source });
+      else this.keepItem(delta, MESSAGE);
     }
     const toolUse = this.object(delta['toolUse'], 'contentBlockDelta.delta.toolUse');
     const server = this.serverBlocks.get(block);

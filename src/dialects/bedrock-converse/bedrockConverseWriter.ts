@@ -78,7 +78,7 @@ export const bedrockConverseWriter: ProviderWriter = {
     const usage = reply.usage;
     if (usage !== undefined) {
       requireSum(usage, 'bedrock-converse');
-      refuseDetails(usage, 'bedrock-converse', ['reasoningTokens', 'estimated']);
+      refuseDetails(usage, 'bedrock-converse', ['reasoningTokens', 'audioPromptTokens', 'audioCompletionTokens', 'estimated']);
       const cacheRead = usage.cachedPromptTokens ?? 0;
       const cacheWrite = usage.cacheWritePromptTokens ?? 0;
       const inputTokens = usage.promptTokens! - cacheRead - cacheWrite;

@@ -28,6 +28,7 @@ const EVENT_FIELDS: { readonly [T in ChatEvent['type']]: EveryField<Extract<Chat
   'reasoning-signature': { type: true, choice: true, signature: true },
   content: { type: true, choice: true, text: true },
   refusal: { type: true, choice: true, text: true },
+  retract: { type: true, choice: true, content: true, reasoning: true },
   'tool-call-delta': {
     type: true,
     choice: true,
@@ -52,6 +53,7 @@ const EVENT_FIELDS: { readonly [T in ChatEvent['type']]: EveryField<Extract<Chat
   'provider-metadata': { type: true, provider: true, choice: true, call: true, fields: true, items: true, capped: true },
   unknown: { type: true, event: true, payload: true },
   finish: { type: true, choice: true, reason: true, raw: true },
+  'finish-details': { type: true, choice: true, details: true },
   usage: { type: true, usage: true },
   timings: { type: true, timings: true },
   done: { type: true },

@@ -16,8 +16,8 @@ import { EventFields } from './EventFields.js';
 /**
  * Reads the events of this library's own stream that carry the parts of a reply beside its text
  * (`toMessageEvents` writes them as JSON): a cut call, log probabilities, a source, audio, a tool the
- * provider ran and its result, a call that waits for the program (`tool-request`), what the next turn
- * must send back (`opaque-item`), what the provider
+ * provider ran and its result, what the provider said of a finish, a call that waits for the program
+ * (`tool-request`), what the next turn must send back (`opaque-item`), what the provider
  * sent that no field names, an unknown payload passed on. Undefined for another type. Values kept in
  * an event are copies: the payload's objects are reused for the next frame.
  */
@@ -67,6 +67,18 @@ export function readReplyPartEvent(type: string, payload: JsonObject, fields: Ev
         ...(call['result'] === undefined ? {} : { result: copyJson(call['result']) }),
       };
       return { type, choice: fields.indexField(payload, 'choice'), call: ran };
+    }
+    case 'finish-details': {
+      const details = fields.objectField(payload, 'details');
+      return {
+        type,
+        choice: fields.indexField(payload, 'choice'),
+        details: {
+          ...fields.optional(details, 'stopSequence', fields.textField),
+          ...fields.optional(details, 'message', fields.textField),
+          ...fields.optional(details, 'category', fields.textField),
+        },
+      };
     }
     case 'provider-tool-result':
       return {

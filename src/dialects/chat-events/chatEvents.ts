@@ -200,6 +200,13 @@ export class ChatEventsParser extends JsonDialectParser {
           ...this.fields.optional(payload, 'namespace', this.fields.textField),
         };
       }
+      case 'retract':
+        return {
+          type,
+          choice: this.fields.indexField(payload, 'choice'),
+          content: this.fields.indexField(payload, 'content'),
+          reasoning: this.fields.indexField(payload, 'reasoning'),
+        };
       case 'tool-call-end':
         return { type, choice: this.fields.indexField(payload, 'choice'), index: this.fields.indexField(payload, 'index') };
       case 'tool-call': {
@@ -233,8 +240,9 @@ export class ChatEventsParser extends JsonDialectParser {
       }
       case 'usage': {
         const usage = this.fields.objectField(payload, 'usage');
-        const optional = (field: 'cachedPromptTokens' | 'cacheWritePromptTokens' | 'reasoningTokens') =>
-          usage[field] === undefined ? {} : { [field]: this.fields.numberField(usage, `usage.${field}`) };
+        const optional = (
+          field: 'cachedPromptTokens' | 'cacheWritePromptTokens' | 'reasoningTokens' | 'audioPromptTokens' | 'audioCompletionTokens',
+        ) => (usage[field] === undefined ? {} : { [field]: this.fields.numberField(usage, `usage.${field}`) });
         return {
           type,
           usage: {
@@ -244,6 +252,8 @@ export class ChatEventsParser extends JsonDialectParser {
             ...optional('cachedPromptTokens'),
             ...optional('cacheWritePromptTokens'),
             ...optional('reasoningTokens'),
+            ...optional('audioPromptTokens'),
+            ...optional('audioCompletionTokens'),
             ...(usage['estimated'] === true ? { estimated: true as const } : {}),
           },
         };

@@ -112,7 +112,7 @@ export const cohereWriter: ProviderWriter = {
 /** Usage as Cohere reports it at `message-end`: the model's `tokens`, the cache hits, the billed units. */
 function cohereUsage(usage: Usage): Record<string, unknown> {
   requireSum(usage, 'cohere');
-  refuseDetails(usage, 'cohere', ['cacheWritePromptTokens', 'reasoningTokens', 'estimated']);
+  refuseDetails(usage, 'cohere', ['cacheWritePromptTokens', 'reasoningTokens', 'audioPromptTokens', 'audioCompletionTokens', 'estimated']);
   const cached = usage.cachedPromptTokens ?? 0;
   const billed = usage.promptTokens! - cached;
   if (billed < 0)

@@ -36,7 +36,14 @@ export const llamacppCompletionWriter: ProviderWriter = {
     const usage = reply.usage;
     if (usage !== undefined) {
       requireSum(usage, 'llamacpp-completion');
-      refuseDetails(usage, 'llamacpp-completion', ['cachedPromptTokens', 'cacheWritePromptTokens', 'reasoningTokens', 'estimated']);
+      refuseDetails(usage, 'llamacpp-completion', [
+        'cachedPromptTokens',
+        'cacheWritePromptTokens',
+        'reasoningTokens',
+        'audioPromptTokens',
+        'audioCompletionTokens',
+        'estimated',
+      ]);
     }
     const pieces = textPieces(choice.text);
     const completion = usage?.completionTokens ?? 0;

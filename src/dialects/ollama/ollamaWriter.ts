@@ -67,7 +67,14 @@ export const ollamaWriter: ProviderWriter = {
     let counts: Record<string, number> = {};
     if (reply.usage !== undefined) {
       requireSum(reply.usage, 'ollama');
-      refuseDetails(reply.usage, 'ollama', ['cachedPromptTokens', 'cacheWritePromptTokens', 'reasoningTokens', 'estimated']);
+      refuseDetails(reply.usage, 'ollama', [
+        'cachedPromptTokens',
+        'cacheWritePromptTokens',
+        'reasoningTokens',
+        'audioPromptTokens',
+        'audioCompletionTokens',
+        'estimated',
+      ]);
       counts = { prompt_eval_count: reply.usage.promptTokens!, prompt_eval_duration: 142389000, eval_count: reply.usage.completionTokens! };
     }
     const done = {

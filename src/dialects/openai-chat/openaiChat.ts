@@ -1,7 +1,7 @@
 import { SseFrame } from '../../frames/SseParser.js';
 import { LlmStreamError } from '../../errors/errors.js';
-import { Usage } from '../../types/events.js';
-import { JsonObject, copyJson, excerpt, finiteNumber, isJsonObject, nonEmptyString } from '../../internal/json.js';
+import { JsonValue, Usage } from '../../types/events.js';
+import { JsonObject, copyJson, excerpt, isJsonObject, nonEmptyString } from '../../internal/json.js';
 import { mergeUsage } from '../../internal/mergeUsage.js';
 import { defineDialect } from '../Dialect.js';
 import type { MetadataPlace } from '../base/JsonDialectParser.js';
@@ -43,6 +43,7 @@ const MAPPED_DELTA: ReadonlySet<string> = new Set([
   'annotations',
   'tool_calls',
   'function_call',
+  'executed_tools',
 ]);
 
 /**
@@ -99,6 +100,10 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
   /** A chunk said `"usage": null` and no usage came since: a stream that ends now lost its last chunk. */
   private usageOwed = false;
   private usageCame = false;
+  /** The urls of the search sources already read (Perplexity repeats them in every chunk): made at the first. */
+  private searchSources: Set<string> | undefined = undefined;
+  /** The tools Groq ran, by their id, and whether their result came: made at the first. */
+  private executedTools: Map<string, { resulted: boolean }> | undefined = undefined;
 
   protected override errorIn(frame: SseFrame, chunk: JsonObject): LlmStreamError | undefined {
     if (frame.event === 'error' || hasError(chunk) || chunk['object'] === 'error') return this.providerError(chunk);
@@ -197,7 +202,38 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
     const usage = this.readUsage(chunk);
     if (usage !== undefined) this.emit({ type: 'usage', usage });
     if (timings !== undefined) this.emit({ type: 'timings', timings });
+    if (chunk['search_results'] !== undefined || chunk['citations'] !== undefined) this.readSearchSources(chunk);
     this.keepUnmapped(chunk, MAPPED_ENVELOPE);
+  }
+
+  /**
+   * Perplexity's sources, on the chunk beside its choices (and repeated by every chunk): each page of
+   * `search_results` ({title, url, date}) and each url of `citations` (the older list of the same
+   * pages, urls only) is a `url` source of choice 0, each url once, titled when a search result
+   * names it. Both lists also stay in `providerMetadata.openai` as they came.
+   */
+  private readSearchSources(chunk: JsonObject): void {
+    const seen = (this.searchSources ??= new Set());
+    const results = chunk['search_results'];
+    if (Array.isArray(results)) {
+      for (const result of results) {
+        if (!isJsonObject(result)) continue;
+        const url = nonEmptyString(result['url']);
+        if (url === undefined || seen.has(url)) continue;
+        seen.add(url);
+        const title = nonEmptyString(result['title']);
+        this.emit({ type: 'source', choice: 0, source: { kind: 'url', url, ...(title === undefined ? {} : { title }) } });
+      }
+    }
+    const citations = chunk['citations'];
+    if (Array.isArray(citations)) {
+      for (const citation of citations) {
+        const url = nonEmptyString(citation);
+        if (url === undefined || seen.has(url)) continue;
+        seen.add(url);
+        this.emit({ type: 'source', choice: 0, source: { kind: 'url', url } });
+      }
+    }
   }
 
   /** `usage` and Groq's `x_groq.usage`, the standard one winning field by field. */
@@ -211,7 +247,10 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
     if (isJsonObject(raw)) {
       this.usageCame = true;
       this.usageOwed = false;
-      const standard = withCacheWrite(readOpenAiUsage(raw), raw);
+      const standard = readOpenAiUsage(raw);
+      // The predicted-output counts are OpenAI's alone: kept as they came, on the reply.
+      const details = raw['completion_tokens_details'];
+      if (isJsonObject(details)) this.keepUnmapped(details, MAPPED_COMPLETION_DETAILS);
       if (standard !== undefined) usage = usage === undefined ? standard : mergeUsage(usage, standard);
     } else if (raw !== undefined && raw !== null && this.strict) {
       throw this.protocolError('usage is not an object');
@@ -304,6 +343,7 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
     this.readAnnotations(delta['annotations'], choice, where);
     this.readToolCalls(delta['tool_calls'], choice, position);
     this.readFunctionCall(delta['function_call'], choice, position);
+    if (delta['executed_tools'] !== undefined) this.readExecutedTools(delta['executed_tools'], choice);
     this.keepUnmapped(delta, MAPPED_DELTA, choicePlace(choice));
   }
 
@@ -338,6 +378,43 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
         choice,
         item: { provider: 'mistral', kind: 'signature', type: 'thinking', part: 'reasoning', data },
       });
+    }
+  }
+
+  /**
+   * Groq's `delta.executed_tools` (`ExecutedTool` {index, type, arguments, output?, search_results?,
+   * browser_results?, code_results?}): the tools Groq's compound models ran themselves. Each is a
+   * provider tool call at its first delta (id `executed-tool-<index>`, `executed-tool-<choice>-<index>`
+   * beyond choice 0: the wire has none; name its `type`; input its `arguments`, parsed when they are
+   * JSON), and its result at the first delta that carries its `output` (with the search, browser or
+   * code results beside it, when any). Never a call for the program.
+   */
+  private readExecutedTools(tools: unknown, choice: number): void {
+    if (!Array.isArray(tools)) return;
+    const seen = (this.executedTools ??= new Map());
+    for (const tool of tools) {
+      if (!isJsonObject(tool) || !isIndex(tool['index'])) continue;
+      // The index is the tool's place in its choice: the id names the choice too beyond the first.
+      const id = choice === 0 ? `executed-tool-${tool['index']}` : `executed-tool-${choice}-${tool['index']}`;
+      let state = seen.get(id);
+      if (state === undefined) {
+        seen.set(id, (state = { resulted: false }));
+        const args = typeof tool['arguments'] === 'string' ? tool['arguments'] : '';
+        this.emit({
+          type: 'provider-tool-call',
+          choice,
+          call: { id, name: nonEmptyString(tool['type']) ?? 'executed_tool', type: 'executed_tools', input: parsedOrText(args) },
+        });
+      }
+      const output = tool['output'];
+      if (state.resulted || output === undefined || output === null) continue;
+      state.resulted = true;
+      const details: { [key: string]: JsonValue } = {};
+      for (const key of ['search_results', 'browser_results', 'code_results']) {
+        if (tool[key] !== undefined && tool[key] !== null) details[key] = copyJson(tool[key]);
+      }
+      const result: JsonValue = Object.keys(details).length === 0 ? copyJson(output) : { output: copyJson(output), ...details };
+      this.emit({ type: 'provider-tool-result', choice, id, result });
     }
   }
 
@@ -426,15 +503,11 @@ function isForeign(chunk: JsonObject): boolean {
 }
 
 /**
- * `usage` with `prompt_tokens_details.cache_write_tokens` (the prompt tokens written to the cache,
- * in openai-node's `CompletionUsage`) as `cacheWritePromptTokens`, when the server reported it.
+ * `usage.completion_tokens_details` (`CompletionUsage.CompletionTokensDetails`): the reasoning and
+ * audio tokens are the usage's; `text_tokens` is the rest of the completion; what else it counts
+ * (`accepted_prediction_tokens`, `rejected_prediction_tokens`, of a predicted output) is kept on the reply.
  */
-function withCacheWrite(usage: Usage | undefined, raw: JsonObject): Usage | undefined {
-  const details = raw['prompt_tokens_details'];
-  const written = isJsonObject(details) ? finiteNumber(details['cache_write_tokens']) : undefined;
-  if (written === undefined) return usage;
-  return { ...(usage ?? { promptTokens: null, completionTokens: null, totalTokens: null }), cacheWritePromptTokens: written };
-}
+const MAPPED_COMPLETION_DETAILS: ReadonlySet<string> = new Set(['reasoning_tokens', 'audio_tokens', 'text_tokens']);
 
 /**
  * The text of OpenRouter's `reasoning_details` (`reasoning.text` entries' `text`, `reasoning.summary`
@@ -493,4 +566,14 @@ function deltaPath(position: number): string {
 /** The end of an OpenAI Chat stream: `data: [DONE]`. */
 function isFinal(frame: SseFrame): boolean {
   return frame.data === '[DONE]';
+}
+
+/** Arguments parsed when they are JSON, else the text as it came. */
+function parsedOrText(text: string): JsonValue {
+  if (text === '') return {};
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    return text;
+  }
 }

@@ -149,8 +149,12 @@ export function chatUsage(usage: Usage, format: string): Record<string, unknown>
   const prompt: Record<string, number> = {};
   if (usage.cachedPromptTokens !== undefined) prompt['cached_tokens'] = usage.cachedPromptTokens;
   if (usage.cacheWritePromptTokens !== undefined) prompt['cache_write_tokens'] = usage.cacheWritePromptTokens;
+  if (usage.audioPromptTokens !== undefined) prompt['audio_tokens'] = usage.audioPromptTokens;
   if (Object.keys(prompt).length > 0) out['prompt_tokens_details'] = prompt;
-  if (usage.reasoningTokens !== undefined) out['completion_tokens_details'] = { reasoning_tokens: usage.reasoningTokens };
+  const completion: Record<string, number> = {};
+  if (usage.reasoningTokens !== undefined) completion['reasoning_tokens'] = usage.reasoningTokens;
+  if (usage.audioCompletionTokens !== undefined) completion['audio_tokens'] = usage.audioCompletionTokens;
+  if (Object.keys(completion).length > 0) out['completion_tokens_details'] = completion;
   if (Object.keys(out).length === 0) throw new UnsupportedReplyError(format, 'usage', 'a usage with no count at all is none: leave it out');
   return out;
 }

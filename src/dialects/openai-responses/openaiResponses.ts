@@ -20,6 +20,12 @@ import { ContentParts, annotationSource } from './responsesSources.js';
 import { readResponsesUsage, readTimings } from '../base/usage.js';
 
 /** The events that end a Responses stream. */
+/**
+ * `usage.input_tokens_details` (`ResponseUsage.InputTokensDetails`): `cached_tokens` and
+ * `cache_write_tokens` are the usage's; the split of the cache writes by their time to live
+ * (`cache_write_tokens_details`, `ttl_30m_tokens` and `ttl_12h_tokens`) is kept on the reply.
+ */
+const MAPPED_INPUT_DETAILS: ReadonlySet<string> = new Set(['cached_tokens', 'cache_write_tokens']);
 const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['response.completed', 'response.incomplete', 'response.failed']);
 
 /**
@@ -279,8 +285,12 @@ export class OpenAiResponsesParser extends ResponsesItemsParser {
   private terminate(raw: string, response: JsonObject | null | undefined, payload: JsonObject): void {
     const rawUsage = response?.['usage'];
     let usage: Usage | undefined;
-    if (isJsonObject(rawUsage)) usage = readResponsesUsage(rawUsage);
-    else if (rawUsage !== undefined && rawUsage !== null) throw this.protocolError('response.usage is not an object');
+    if (isJsonObject(rawUsage)) {
+      usage = readResponsesUsage(rawUsage);
+      // The cache writes split by their time to live (`cache_write_tokens_details`): kept on the reply.
+      const details = rawUsage['input_tokens_details'];
+      if (isJsonObject(details)) this.keepUnmapped(details, MAPPED_INPUT_DETAILS);
+    } else if (rawUsage !== undefined && rawUsage !== null) throw this.protocolError('response.usage is not an object');
     const timings = this.object(payload['timings'], 'timings') ?? this.object(response?.['timings'], 'response.timings');
     this.finish(0, raw);
     if (usage !== undefined) this.emit({ type: 'usage', usage });

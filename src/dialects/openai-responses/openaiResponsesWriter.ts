@@ -179,10 +179,14 @@ function parses(text: string): boolean {
 /** The usage of the terminal event: `input_tokens`, `output_tokens`, `total_tokens` and their details. */
 function responsesUsage(usage: Usage): Record<string, unknown> {
   requireCounts(usage, 'openai-responses', ['promptTokens', 'completionTokens', 'totalTokens']);
-  refuseDetails(usage, 'openai-responses', ['cacheWritePromptTokens', 'estimated']);
+  refuseDetails(usage, 'openai-responses', ['audioPromptTokens', 'audioCompletionTokens', 'estimated']);
+  const input = {
+    ...(usage.cachedPromptTokens === undefined ? {} : { cached_tokens: usage.cachedPromptTokens }),
+    ...(usage.cacheWritePromptTokens === undefined ? {} : { cache_write_tokens: usage.cacheWritePromptTokens }),
+  };
   return {
     input_tokens: usage.promptTokens,
-    ...(usage.cachedPromptTokens === undefined ? {} : { input_tokens_details: { cached_tokens: usage.cachedPromptTokens } }),
+    ...(Object.keys(input).length === 0 ? {} : { input_tokens_details: input }),
     output_tokens: usage.completionTokens,
     ...(usage.reasoningTokens === undefined ? {} : { output_tokens_details: { reasoning_tokens: usage.reasoningTokens } }),
     total_tokens: usage.totalTokens,

@@ -170,7 +170,9 @@ export function requireCounts(
 export function refuseDetails(
   usage: Usage,
   format: string,
-  details: readonly ('cachedPromptTokens' | 'cacheWritePromptTokens' | 'reasoningTokens' | 'estimated')[],
+  details: readonly (
+    'cachedPromptTokens' | 'cacheWritePromptTokens' | 'reasoningTokens' | 'audioPromptTokens' | 'audioCompletionTokens' | 'estimated'
+  )[],
 ): void {
   for (const detail of details) {
     if (usage[detail] !== undefined) throw new UnsupportedReplyError(format, `usage.${detail}`, 'the format does not report it');

@@ -1,4 +1,5 @@
 import { audioPart } from './audio.js';
+import { finishDetailsPart } from './finishDetails.js';
 import { logprobsPart } from './logprobs.js';
 import { opaqueItemsPart } from './opaqueItems.js';
 import { providerMetadataPart } from './providerMetadata.js';
@@ -17,13 +18,14 @@ import { toolRequestsPart } from './toolRequests.js';
  * @example
  * ```ts
  * REPLY_PARTS.map((part) => part.field);
- * // ['logprobs', 'sources', 'audio', 'providerToolCalls', 'toolRequests', 'opaqueItems', 'providerMetadata']
+ * // ['logprobs', 'sources', 'audio', 'finishDetails', 'providerToolCalls', 'toolRequests', 'opaqueItems', 'providerMetadata']
  * ```
  */
 export const REPLY_PARTS: readonly SomeReplyPart[] = [
   logprobsPart,
   sourcesPart,
   audioPart,
+  finishDetailsPart,
   providerToolCallsPart,
   toolRequestsPart,
   opaqueItemsPart,
