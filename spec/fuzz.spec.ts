@@ -196,6 +196,8 @@ function fold(events: readonly ChatEvent[]): { choices: Map<number, Folded>; id:
     cachedPromptTokens?: number;
     cacheWritePromptTokens?: number;
     reasoningTokens?: number;
+    audioPromptTokens?: number;
+    audioCompletionTokens?: number;
   };
   let usage = null as Counts | null;
   for (const event of events) {
@@ -248,9 +250,13 @@ function fold(events: readonly ChatEvent[]): { choices: Map<number, Folded>; id:
         const cached = next.cachedPromptTokens ?? previous?.cachedPromptTokens;
         const cacheWrite = next.cacheWritePromptTokens ?? previous?.cacheWritePromptTokens;
         const reasoning = next.reasoningTokens ?? previous?.reasoningTokens;
+        const audioPrompt = next.audioPromptTokens ?? previous?.audioPromptTokens;
+        const audioCompletion = next.audioCompletionTokens ?? previous?.audioCompletionTokens;
         if (cached !== undefined) merged.cachedPromptTokens = cached;
         if (cacheWrite !== undefined) merged.cacheWritePromptTokens = cacheWrite;
         if (reasoning !== undefined) merged.reasoningTokens = reasoning;
+        if (audioPrompt !== undefined) merged.audioPromptTokens = audioPrompt;
+        if (audioCompletion !== undefined) merged.audioCompletionTokens = audioCompletion;
         usage = merged;
         break;
       }
