@@ -279,3 +279,40 @@ describe('gemini reads log probabilities (issue 30, F)', () => {
     expect(completion!.choices[0]!.providerMetadata).toEqual({ google: { avgLogprobs: -0.2 } });
   });
 });
+
+describe('gemini reads the sources a reply quotes (issue 30, F)', () => {
+  it('reads citationMetadata.citations as sources, each with the span it quotes; the metadata stays whole in the open reply', () => {
+    // Candidate.citationMetadata: CitationMetadata {citations?: Citation[]}; Citation {startIndex?, endIndex?,
+    // uri?, title?, license?, publicationDate?} (@google/genai 3.6, dist/genai.d.ts): "the model directly
+    // quotes, at length, from another source". Its offsets count bytes of the reply's UTF-8 text, as a
+    // grounding segment's do: "Né: " is 5 bytes and 4 UTF-16 units, so bytes 5..10 are units 4..9.
+    const citationMetadata = {
+      citations: [
+        { startIndex: 5, endIndex: 10, uri: 'https://example.com/hamlet', title: 'Hamlet', license: 'public domain' },
+        { title: 'A printed book' },
+        { license: 'none' },
+      ],
+    };
+    const last = chunk([{ text: 'to be' }], 'STOP');
+    (last['candidates'] as Record<string, unknown>[])[0]!['citationMetadata'] = citationMetadata;
+    const { completion, error } = readReply(sseOf([chunk([{ text: 'Né: ' }]), last]), 'gemini');
+    expect(error).toBeUndefined();
+    expect(completion).toMatchObject({ content: 'Né: to be', finishReason: 'stop' });
+    expect(completion!.sources).toEqual([
+      { kind: 'url', url: 'https://example.com/hamlet', title: 'Hamlet', span: { start: 4, end: 9 } },
+      { kind: 'document', title: 'A printed book' },
+    ]);
+    expect(completion!.choices[0]!.sources).toEqual(completion!.sources);
+    expect(completion!.choices[0]!.providerMetadata).toEqual({ google: { citationMetadata } });
+  });
+
+  it('reads a citation repeated on a later chunk once', () => {
+    const citationMetadata = { citations: [{ uri: 'https://example.com/a', title: 'A' }] };
+    const first = chunk([{ text: 'One. ' }]);
+    const last = chunk([{ text: 'Two.' }], 'STOP');
+    for (const body of [first, last]) (body['candidates'] as Record<string, unknown>[])[0]!['citationMetadata'] = citationMetadata;
+    const { completion, error } = readReply(sseOf([first, last]), 'gemini');
+    expect(error).toBeUndefined();
+    expect(completion!.sources).toEqual([{ kind: 'url', url: 'https://example.com/a', title: 'A' }]);
+  });
+});

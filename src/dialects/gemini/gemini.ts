@@ -321,7 +321,7 @@ export class GeminiParser extends JsonDialectParser {
 
     const grounding = candidate['groundingMetadata'];
     const urlContext = candidate['urlContextMetadata'];
-    for (const source of this.sources.read(choice, grounding, urlContext, where)) {
+    for (const source of this.sources.read(choice, grounding, urlContext, candidate['citationMetadata'], where)) {
       this.emit({ type: 'source', choice, source });
     }
     // Read after the sources, which refuse either of them when it is not an object.

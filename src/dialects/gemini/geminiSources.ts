@@ -21,7 +21,8 @@ const RETRIEVED = 'URL_RETRIEVAL_STATUS_SUCCESS';
  * lists the pages or documents it drew on (`groundingChunks`: `{web: {uri, title}}`,
  * `{retrievedContext: {uri, title, text}}`, `{maps: {uri, title}}`) and which spans of the reply each
  * supports (`groundingSupports`: `{segment: {startIndex, endIndex, text}, groundingChunkIndices}`);
- * `urlContextMetadata.urlMetadata` lists the pages the url-context tool read. Gemini may send this
+ * `urlContextMetadata.urlMetadata` lists the pages the url-context tool read, and `citationMetadata`
+ * the sources the reply quotes at length (see `readCitations`). Gemini may send this
  * metadata on several chunks, repeating what it sent before: every chunk is read, and a source is
  * emitted the first time it is seen, never again.
  *
@@ -43,12 +44,13 @@ export class GeminiSources {
   }
 
   /** The sources of one candidate's metadata not emitted before, in order. */
-  read(choice: number, grounding: unknown, urlContext: unknown, where: string): Source[] {
-    if (!present(grounding) && !present(urlContext)) return [];
+  read(choice: number, grounding: unknown, urlContext: unknown, citations: unknown, where: string): Source[] {
+    if (!present(grounding) && !present(urlContext) && !present(citations)) return [];
     const candidate = this.candidate(choice);
     const found: Source[] = [];
     if (present(grounding)) this.readGrounding(candidate, this.object(grounding, `${where}.groundingMetadata`), found, where);
     if (present(urlContext)) this.readUrlContext(this.object(urlContext, `${where}.urlContextMetadata`), found, where);
+    if (present(citations)) this.readCitations(candidate, this.object(citations, `${where}.citationMetadata`), found, where);
     return found.filter((source) => this.isNew(candidate, source));
   }
 
@@ -81,6 +83,30 @@ export class GeminiSources {
       const url = nonEmptyString(page['retrievedUrl']);
       const status = page['urlRetrievalStatus'];
       if (url !== undefined && (status === undefined || status === null || status === RETRIEVED)) found.push({ kind: 'url', url });
+    }
+  }
+
+  /**
+   * `citationMetadata.citations` (`Citation` {startIndex, endIndex, uri, title, license,
+   * publicationDate}): the sources the reply quotes at length. Each with a uri is a `url` source,
+   * one with a title only a `document`, with the span of the reply it quotes when its byte offsets
+   * land on the content received so far; the license and date stay in the open reply, where the
+   * whole `citationMetadata` is kept as it came.
+   */
+  private readCitations(candidate: CandidateSources, metadata: JsonObject, found: Source[], where: string): void {
+    const citations = this.list(metadata['citations'], `${where}.citationMetadata.citations`) ?? [];
+    for (const citation of citations) {
+      if (!isJsonObject(citation)) continue;
+      const url = nonEmptyString(citation['uri']);
+      const title = nonEmptyString(citation['title']);
+      if (url === undefined && title === undefined) continue;
+      const source: Source = {
+        kind: url === undefined ? 'document' : 'url',
+        ...(url === undefined ? {} : { url }),
+        ...(title === undefined ? {} : { title }),
+      };
+      const span = this.span(candidate.content, citation);
+      found.push(span === undefined ? source : { ...source, span });
     }
   }
 
