@@ -16,6 +16,9 @@ const config: Config = {
     '/node_modules/',
     ...(process.env['ENGINE_SPECS'] === 'skip' ? [`/spec/relay/(${ENGINE_SPECS.join('|')})\\.spec\\.ts$`] : []),
   ],
+  // Two workers, not Jest's default of one fewer than the cores: most specs wait on servers, sockets
+  // and timers rather than compute, and on a 2-core machine the default is a single worker.
+  maxWorkers: 2,
   // Builds dist/ once, before the workers start: several specs load the built package.
   globalSetup: '<rootDir>/spec/support/globalSetup.ts',
   transform: {
