@@ -152,11 +152,16 @@ describe('a producer killed mid-reply', () => {
     const producer = await startRelayApp({ ...HEARTBEAT, UPSTREAM_URL: upstream.url, REDIS_URL: redis.url });
     apps.push(producer);
     const started = postChat(producer.url, { events: 100_000, size: 20, delayMs: 5 });
-    void started.frames$.subscribe({ error: () => undefined }); // the first client stays attached until the crash
+    // The first client stays attached until the crash; the kill waits until it has had some of the reply
+    // (so that some is in the store), not for a fixed time: a loaded machine may take longer to begin.
+    let framesSeen = 0;
+    let replyFlowing: () => void = () => undefined;
+    const flowing = new Promise<void>((resolve) => (replyFlowing = resolve));
+    void started.frames$.subscribe({ next: () => void (++framesSeen === 20 && replyFlowing()), error: () => undefined });
     const { streamId } = await started.head;
     const reader = resume(b.url, streamId!);
     const outcome = completionOf(reader);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await Promise.all([within(flowing, 15_000, 'the first client had 20 frames'), new Promise((resolve) => setTimeout(resolve, 500))]);
     await producer.kill('SIGKILL');
     const killedAt = performance.now();
     // The bound: the heartbeat's timeout (600 ms) plus one check interval (200 ms), with room for a loaded machine.
