@@ -303,8 +303,10 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
     const where = deltaPath(position);
     let reasoning = this.text(delta['reasoning_content'], where, 'reasoning_content');
     if (reasoning === undefined) reasoning = this.text(delta['reasoning'], where, 'reasoning');
-    // OpenRouter and Snowflake may send the reasoning only as `reasoning_details` entries.
-    if (reasoning === undefined && delta['reasoning_details'] !== undefined) reasoning = reasoningDetailsText(delta['reasoning_details']);
+    // OpenRouter and Snowflake may send the reasoning only as `reasoning_details` entries (looked up once:
+    // this runs for every delta).
+    const details = delta['reasoning_details'];
+    if (reasoning === undefined && details !== undefined) reasoning = reasoningDetailsText(details);
     let content: string | undefined;
     let thinkingSignatures: string[] | undefined;
     const rawContent = delta['content'];
@@ -329,7 +331,7 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
       );
     }
     // What the next turn must send back of the reasoning, after the text it signs.
-    if (delta['reasoning_details'] !== undefined) this.emitReasoningDetails(delta['reasoning_details'], choice);
+    if (details !== undefined) this.emitReasoningDetails(details, choice);
     if (thinkingSignatures !== undefined) this.emitThinkingSignatures(thinkingSignatures, choice);
     if (content) this.emit({ type: 'content', choice, text: content });
     if (refusal) this.emit({ type: 'refusal', choice, text: refusal });
