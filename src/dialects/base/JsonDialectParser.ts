@@ -42,6 +42,19 @@ interface UnmappedKeys {
   readonly keys: readonly string[];
 }
 
+/** A place as the key of what was kept there: `''` the reply, `2` a choice, `2:0` a call. */
+function placeKey(place: MetadataPlace): string {
+  return place.choice === undefined ? '' : place.call === undefined ? `${place.choice}` : `${place.choice}:${place.call}`;
+}
+
+/**
+ * A kept value as it is compared with the next one: scalars as they are, objects by their text (a
+ * value nested deeper than the stack can write is a `RangeError`, which the caller handles).
+ */
+function keptForm(value: unknown): unknown {
+  return typeof value === 'object' && value !== null ? JSON.stringify(value) : value;
+}
+
 function unmappedKeysOf(object: JsonObject, mapped: ReadonlySet<string>): UnmappedKeys {
   const keys: string[] = [];
   for (const key of Object.keys(object)) if (!mapped.has(key)) keys.push(key);
@@ -63,6 +76,32 @@ export interface MetadataPlace {
   readonly choice?: number;
   readonly call?: number;
 }
+
+/**
+ * Told by a dialect's `visitKept` of each object of a payload that it may pass to `keepUnmapped`:
+ * the object, the fields it maps there (the same set it passes), and the place, `undefined` when the
+ * place depends on what came before (a call's dense index). `indexFrom` is the object whose `index`
+ * field the place was read from (a choice), when there is one.
+ */
+export type KeptVisitor = (
+  object: JsonObject,
+  mapped: ReadonlySet<string>,
+  place: MetadataPlace | undefined,
+  indexFrom?: JsonObject,
+) => void;
+
+/**
+ * What the payloads of one shape keep, for a dialect that declares its kept objects: nothing new, as
+ * long as nothing kept has changed since (`changes`, -1 when not found to); `tries` counts the looks
+ * that found otherwise, and stops them.
+ */
+interface QuietShape {
+  readonly changes: number;
+  readonly tries: number;
+}
+
+/** Looks at a shape that keeps something new before it is taken as one that always may. */
+const MAX_QUIET_TRIES = 3;
 
 /** In a shape's verdict, a `keepUnmapped` call whose place does not matter (its object keeps nothing). */
 const ANY_PLACE = -2;
@@ -201,8 +240,28 @@ export abstract class JsonDialectParser implements DialectParser {
     };
   }
 
+  /**
+   * Whether the dialect declares, in `visitKept`, every object it passes to `keepUnmapped`, and guards
+   * each of those calls with `keeping`. The payloads of a shape whose kept fields cannot change (none
+   * at a hole of the template, and none at a place that can) then cost no call at all once they were
+   * kept: the check is made once per shape, not once per object and payload.
+   */
+  protected readonly declaresKept: boolean = false;
+  /**
+   * False while the payload being read is of a shape that keeps nothing new (see `declaresKept`): its
+   * `keepUnmapped` calls may be skipped. Always true for a dialect that does not declare them.
+   */
+  protected keeping = true;
+
   /** Maps one payload of the format to events. */
   protected abstract read(payload: JsonObject, frame: SseFrame): void;
+
+  /**
+   * Tells `visit` of every object of `payload` that `read` may pass to `keepUnmapped`, with the same
+   * fields and place (a dialect with `declaresKept`). Visiting more than `read` keeps only makes the
+   * check fail; visiting less would lose fields, which the dialect's differential spec guards.
+   */
+  protected visitKept(_payload: JsonObject, _visit: KeptVisitor): void {}
 
   push(frame: SseFrame): void {
     this.frameCount++;
@@ -220,13 +279,17 @@ export abstract class JsonDialectParser implements DialectParser {
     const payload = this.parsePayload(frame);
     const error = this.errorIn(frame, payload);
     if (error !== undefined) throw error;
-    this.judgeShape(payload);
-    this.read(payload, frame);
-    const judged = this.judged;
-    if (judged !== undefined) {
-      this.judged = undefined;
-      // Nothing it kept is at a hole: the next payloads of this shape keep the same values, now kept.
-      if (!this.judgedChanges) judged.note = { changes: this.keptChanges, calls: this.judgedCalls } satisfies ShapeVerdict;
+    if (this.declaresKept) {
+      this.readDeclared(payload, frame);
+    } else {
+      this.judgeShape(payload);
+      this.read(payload, frame);
+      const judged = this.judged;
+      if (judged !== undefined) {
+        this.judged = undefined;
+        // Nothing it kept is at a hole: the next payloads of this shape keep the same values, now kept.
+        if (!this.judgedChanges) judged.note = { changes: this.keptChanges, calls: this.judgedCalls } satisfies ShapeVerdict;
+      }
     }
     if (this.emit !== this.sink && this.unreadText === undefined) this.unreadText = findText(payload);
   }
@@ -255,6 +318,72 @@ export abstract class JsonDialectParser implements DialectParser {
       this.judgedCalls = [];
       this.judgedChanges = false;
     }
+  }
+
+  /** `read`, for a dialect that declares what it keeps: without keeping when the shape keeps nothing new. */
+  private readDeclared(payload: JsonObject, frame: SseFrame): void {
+    const shape = this.json.lastTemplate;
+    // A parse offered by `usePreparsed` or of another text (a dialect's own) is no template's value.
+    const templated = shape !== undefined && shape.root === payload;
+    const quiet = templated && (shape.note as QuietShape | undefined)?.changes === this.keptChanges;
+    this.keeping = !quiet;
+    this.read(payload, frame);
+    this.keeping = true;
+    if (templated && !quiet) this.settleShape(shape, payload);
+  }
+
+  /**
+   * Notes on `shape` whether its payloads keep nothing new: every field the dialect would keep from
+   * `payload` (its `visitKept`) is outside the template's holes, at a place that is too, and is the
+   * value kept last at that place. A payload read through the template is the template's own objects:
+   * the next ones of its shape hold the same values there, and keep nothing until something kept
+   * changes (`keptChanges`).
+   */
+  private settleShape(shape: Template, payload: JsonObject): void {
+    const note = shape.note as QuietShape | undefined;
+    const tries = note?.tries ?? 0;
+    if (tries >= MAX_QUIET_TRIES) return;
+    let keepsNothingNew = true;
+    let mayKeepMore = false;
+    // Past the cap nothing is kept: every payload keeps nothing new.
+    if (!this.metadataCapped) {
+      try {
+        this.visitKept(payload, (object, mapped, place, indexFrom) => {
+          if (mayKeepMore) return;
+          const keys = this.unmappedKeysOf(object, mapped);
+          if (keys.length === 0) return;
+          if (place === undefined || (indexFrom !== undefined && mayChange(shape, indexFrom, 'index'))) {
+            mayKeepMore = true;
+            return;
+          }
+          const last = this.lastKept?.get(placeKey(place));
+          for (const key of keys) {
+            if (mayChange(shape, object, key)) {
+              mayKeepMore = true;
+              return;
+            }
+            const value = object[key];
+            if (value === undefined) continue;
+            if (last === undefined || !last.has(key) || last.get(key) !== keptForm(value)) keepsNothingNew = false;
+          }
+        });
+      } catch (cause) {
+        // A kept value nested deeper than the stack can write: such a shape is read in full, as it is kept.
+        if (!(cause instanceof RangeError)) throw cause;
+        mayKeepMore = true;
+      }
+    }
+    if (mayKeepMore) shape.note = { changes: -1, tries: MAX_QUIET_TRIES } satisfies QuietShape;
+    else if (keepsNothingNew) shape.note = { changes: this.keptChanges, tries } satisfies QuietShape;
+    else shape.note = { changes: -1, tries: tries + 1 } satisfies QuietShape;
+  }
+
+  /** The keys of `object` outside `mapped`, found once per object and set. */
+  private unmappedKeysOf(object: JsonObject, mapped: ReadonlySet<string>): readonly string[] {
+    const unmapped = (this.unmappedKeys ??= new WeakMap());
+    let found = unmapped.get(object);
+    if (found === undefined || found.mapped !== mapped) unmapped.set(object, (found = unmappedKeysOf(object, mapped)));
+    return found.keys;
   }
 
   end(): void {
@@ -372,10 +501,7 @@ export abstract class JsonDialectParser implements DialectParser {
   private keepUnmappedNow(object: JsonObject, mapped: ReadonlySet<string>, place: MetadataPlace): void {
     const choice = place.choice ?? -1;
     const call = place.call ?? -1;
-    const unmapped = (this.unmappedKeys ??= new WeakMap());
-    let found = unmapped.get(object);
-    if (found === undefined || found.mapped !== mapped) unmapped.set(object, (found = unmappedKeysOf(object, mapped)));
-    const keys = found.keys;
+    const keys = this.unmappedKeysOf(object, mapped);
     const judged = this.judged;
     if (judged !== undefined) {
       // An object with nothing to keep keeps nothing wherever it is asked: the call at a hole of the shape
@@ -391,8 +517,7 @@ export abstract class JsonDialectParser implements DialectParser {
       for (const key of keys) {
         const value = object[key];
         if (value === undefined) continue;
-        // Scalars are compared as they are, objects by their text: both are kept again only when changed.
-        const seen = typeof value === 'object' && value !== null ? JSON.stringify(value) : value;
+        const seen = keptForm(value);
         if (last.has(key) && last.get(key) === seen) continue;
         last.set(key, seen);
         // Defined, not assigned: a key `__proto__` is a field like any other, not the object's prototype.
@@ -440,7 +565,7 @@ export abstract class JsonDialectParser implements DialectParser {
   }
 
   private lastKeptAt(place: MetadataPlace): Map<string, unknown> {
-    const key = place.choice === undefined ? '' : place.call === undefined ? `${place.choice}` : `${place.choice}:${place.call}`;
+    const key = placeKey(place);
     const kept = (this.lastKept ??= new Map());
     let last = kept.get(key);
     if (last === undefined) kept.set(key, (last = new Map()));

@@ -4,8 +4,8 @@ import { JsonValue, Usage } from '../../types/events.js';
 import { JsonObject, copyJson, excerpt, isJsonObject, nonEmptyString } from '../../internal/json.js';
 import { mergeUsage } from '../../internal/mergeUsage.js';
 import { defineDialect } from '../Dialect.js';
-import type { MetadataPlace } from '../base/JsonDialectParser.js';
-import { OpenAiChatCallReader } from './openaiChatCalls.js';
+import type { KeptVisitor, MetadataPlace } from '../base/JsonDialectParser.js';
+import { MAPPED_CALL, OpenAiChatCallReader } from './openaiChatCalls.js';
 import { isThoughtSignature } from './thoughtSignature.js';
 import { TokenLogprobList, readLegacyLogprobs, readTokenLogprobs } from '../base/tokenLogprobs.js';
 import { ChatChoiceState, audioEvent, isAudioExpiryOnly, newSources } from './openaiChatParts.js';
@@ -105,6 +105,33 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
   /** The tools Groq ran, by their id, and whether their result came: made at the first. */
   private executedTools: Map<string, { resulted: boolean }> | undefined = undefined;
 
+  // Every chunk of a stream repeats its envelope: the chunks of a shape keep it once, and then cost no call.
+  protected override readonly declaresKept = true;
+
+  /** Where `read` keeps what no field names: the envelope, the usage details, each choice, its delta (or whole message) and its calls. */
+  protected override visitKept(chunk: JsonObject, visit: KeptVisitor): void {
+    visit(chunk, MAPPED_ENVELOPE, REPLY);
+    const usage = chunk['usage'];
+    if (isJsonObject(usage) && isJsonObject(usage['completion_tokens_details'])) {
+      visit(usage['completion_tokens_details'], MAPPED_COMPLETION_DETAILS, REPLY);
+    }
+    const choices = chunk['choices'];
+    if (!Array.isArray(choices)) return;
+    for (const choice of choices) {
+      if (!isJsonObject(choice)) continue;
+      const index = choice['index'];
+      const place = choicePlace(isIndex(index) ? index : 0);
+      visit(choice, MAPPED_CHOICE, place, choice);
+      const rawDelta = choice['delta'];
+      const delta = isJsonObject(rawDelta) ? rawDelta : rawDelta == null && isJsonObject(choice['message']) ? choice['message'] : undefined;
+      if (delta === undefined) continue;
+      visit(delta, MAPPED_DELTA, place, choice);
+      const calls = delta['tool_calls'];
+      // A call's place is its dense index, which depends on the calls before it.
+      if (Array.isArray(calls)) for (const entry of calls) if (isJsonObject(entry)) visit(entry, MAPPED_CALL, undefined);
+    }
+  }
+
   protected override errorIn(frame: SseFrame, chunk: JsonObject): LlmStreamError | undefined {
     if (frame.event === 'error' || hasError(chunk) || chunk['object'] === 'error') return this.providerError(chunk);
     // Groq stops a stream it cannot finish with `x_groq.error`, in a chunk that looks like any other.
@@ -203,7 +230,7 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
     if (usage !== undefined) this.emit({ type: 'usage', usage });
     if (timings !== undefined) this.emit({ type: 'timings', timings });
     if (chunk['search_results'] !== undefined || chunk['citations'] !== undefined) this.readSearchSources(chunk);
-    this.keepUnmapped(chunk, MAPPED_ENVELOPE);
+    if (this.keeping) this.keepUnmapped(chunk, MAPPED_ENVELOPE);
   }
 
   /**
@@ -250,7 +277,7 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
       const standard = readOpenAiUsage(raw);
       // The predicted-output counts are OpenAI's alone: kept as they came, on the reply.
       const details = raw['completion_tokens_details'];
-      if (isJsonObject(details)) this.keepUnmapped(details, MAPPED_COMPLETION_DETAILS);
+      if (this.keeping && isJsonObject(details)) this.keepUnmapped(details, MAPPED_COMPLETION_DETAILS);
       if (standard !== undefined) usage = usage === undefined ? standard : mergeUsage(usage, standard);
     } else if (raw !== undefined && raw !== null && this.strict) {
       throw this.protocolError('usage is not an object');
@@ -269,7 +296,7 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
           ? rawIndex
           : this.index(rawIndex, `choices[${position}].index`, 'a choice index');
 
-    this.keepUnmapped(choice, MAPPED_CHOICE, choicePlace(index));
+    if (this.keeping) this.keepUnmapped(choice, MAPPED_CHOICE, choicePlace(index));
     const delta = choice['delta'];
     if (isJsonObject(delta)) this.readDelta(delta, index, position);
     else if (delta !== undefined && delta !== null) throw this.protocolError(`choices[${position}].delta is not an object`);
@@ -346,7 +373,7 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
     this.readToolCalls(delta['tool_calls'], choice, position);
     this.readFunctionCall(delta['function_call'], choice, position);
     if (delta['executed_tools'] !== undefined) this.readExecutedTools(delta['executed_tools'], choice);
-    this.keepUnmapped(delta, MAPPED_DELTA, choicePlace(choice));
+    if (this.keeping) this.keepUnmapped(delta, MAPPED_DELTA, choicePlace(choice));
   }
 
   /**
@@ -552,6 +579,9 @@ export const openaiChat = defineDialect({
   isFinal: isFinal,
   recognizes: (payload) => payload['object'] === 'chat.completion.chunk' || Array.isArray(payload['choices']),
 });
+
+/** The place of what the reply as a whole keeps. */
+const REPLY: MetadataPlace = {};
 
 /** The place of a choice's kept fields, made once per index: a chunk allocates none. */
 const CHOICE_PLACES: MetadataPlace[] = [];

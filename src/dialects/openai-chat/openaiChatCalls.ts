@@ -7,7 +7,7 @@ import { describeValue, isIndex } from '../base/payloadValues.js';
 const LEGACY_FUNCTION_CALL_ID = 'function_call';
 
 /** The fields of a tool-call fragment this dialect reads; any other is kept as the call's provider metadata. */
-const MAPPED_CALL: ReadonlySet<string> = new Set(['index', 'id', 'type', 'function', 'custom']);
+export const MAPPED_CALL: ReadonlySet<string> = new Set(['index', 'id', 'type', 'function', 'custom']);
 
 /** How one choice's tool-call fragments map to dense call indices. */
 class ToolCallIndex {
@@ -84,7 +84,7 @@ export abstract class OpenAiChatCallReader extends JsonDialectParser {
       this.emit({ type: 'opaque-item', choice, item });
     }
     // Checked by `fragment`: an object. Kept after the fragment's event, for the call it names.
-    this.keepUnmapped(entry as JsonObject, MAPPED_CALL, { choice, call: index });
+    if (this.keeping) this.keepUnmapped(entry as JsonObject, MAPPED_CALL, { choice, call: index });
   }
 
   private emitFragment(fragment: Fragment, choice: number, index: number): void {
