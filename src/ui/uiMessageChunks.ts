@@ -44,6 +44,8 @@ export type UiMessageChunk =
     }
   | { readonly type: 'source-url'; readonly sourceId: string; readonly url: string; readonly title?: string }
   | { readonly type: 'finish-step' }
+  | { readonly type: 'reset-step' }
+  | { readonly type: 'message-metadata'; readonly messageMetadata: { readonly [key: string]: JsonValue } }
   | { readonly type: 'finish'; readonly finishReason?: UiFinishReason }
   | { readonly type: 'error'; readonly errorText: string };
 
