@@ -219,6 +219,24 @@ describe('toUiMessageStream: a retract takes the text back from the UI message (
   });
 });
 
+describe('toUiMessageStream: what it keeps to send again has a cap', () => {
+  it('past 16 Ki characters of a message a retract is not shown (no reset-step), live or from a state, and nothing else changes', () => {
+    const long = 'x'.repeat(16 * 1024);
+    const live = new UiMessageEncoder();
+    const first = [...live.encode({ type: 'content', choice: 0, text: long }), ...live.encode({ type: 'content', choice: 0, text: 'yz' })];
+    const state = JSON.parse(JSON.stringify(live.state));
+    // The state a relay keeps stays small once the message is long: no text in it.
+    expect(JSON.stringify(state).length).toBeLessThan(1024);
+    const resumed = new UiMessageEncoder({}, state);
+    const retract: ChatEvent = { type: 'retract', choice: 0, content: 2, reasoning: 0 };
+    for (const encoder of [live, resumed]) {
+      const chunks = [...first, ...encoder.encode(retract), ...encoder.encode({ type: 'done' })];
+      expect(chunks.filter((chunk) => chunk.type === 'reset-step')).toEqual([]);
+      expect(shown(readChunks(chunks).parts)).toEqual([`text: ${long}yz`]);
+    }
+  });
+});
+
 describe('toUiMessageStream: the finish details reach the UI message (issue 30, F)', () => {
   it("finish-details become the message's metadata, as ai reads it", async () => {
     const encoder = new UiMessageEncoder();

@@ -53,9 +53,22 @@ export interface UiMessageEncoderState {
     ]
   >;
   readonly usedIds: readonly string[];
-  /** The parts sent so far, for a `retract` (absent in a state of a version before it: nothing to send again). */
-  readonly sent?: readonly SentPart[];
+  /**
+   * The parts sent so far, for a `retract`; `null` once they passed 16 Ki characters (absent in a
+   * state of a version before it: the same).
+   */
+  readonly sent?: readonly SentPart[] | null;
+  /** The characters `sent` counts against its cap. */
+  readonly sentChars?: number;
 }
+
+/**
+ * The most characters of a message (its text, reasoning, tool inputs and sources, as sent) that an
+ * encoder keeps to send again after a `retract`: the memory of a stream, and the size of the state a
+ * relay keeps now and then with it, stay small. Past it the encoder forgets them, and a later
+ * `retract` is not shown in the UI message (the completion never has the text taken back).
+ */
+const MAX_RESENT_CHARS = 16 * 1024;
 
 /**
  * A part the message has been sent, kept so that a `retract` can send the step again without the
@@ -98,7 +111,8 @@ function defaultErrorText(error: unknown): string {
  * call's input is its raw text, `inputEncoding: 'text'`); a call cut by the token limit as
  * `tool-input-error`; url sources as `source-url`; a `retract` (text taken back) as `reset-step`, which
  * removes the step's parts (ai 7; ai 6's schema refuses it, as it refuses the AI SDK 7 server's own),
- * followed by those parts again without the text taken back (so the encoder keeps what it sent);
+ * followed by those parts again without the text taken back (so the encoder keeps what it sent, up
+ * to 16 Ki characters: past that a retract is not shown, and the completion alone drops the text);
  * `finish-details` as a `message-metadata` chunk, `{ finishDetails }`; at the end, `finish-step` and `finish` with the
  * finish reason in the UI's spelling (`tool-calls`, `content-filter`). Usage, timings, log
  * probabilities, audio and provider-run tools have no chunk of their own and are left out.
@@ -126,7 +140,9 @@ export class UiMessageEncoder {
    * Every part of the message so far, in order. The message is one step, and the UI protocol takes
    * text back only by removing a step's parts (`reset-step`): to retract, the encoder sends them again.
    */
-  private sent: Array<TextPart | ChunksPart> = [];
+  private sent: Array<TextPart | ChunksPart> | undefined = [];
+  /** What `sent` holds, in characters (see {@link MAX_RESENT_CHARS}). */
+  private sentChars = 0;
   /** The entry of `sent` of the open part. */
   private openSent: TextPart | undefined = undefined;
 
@@ -149,10 +165,11 @@ export class UiMessageEncoder {
       this.calls.set(index, { ...call, toolCallId: call.toolCallId ?? undefined, toolName: call.toolName ?? undefined });
     }
     for (const id of state.usedIds) this.usedIds.add(id);
-    this.sent = (state.sent ?? []).map((part) => (part.kind === 'chunks' ? { ...part, chunks: [...part.chunks] } : { ...part }));
+    this.sent = state.sent?.map((part) => (part.kind === 'chunks' ? { ...part, chunks: [...part.chunks] } : { ...part }));
+    this.sentChars = state.sentChars ?? 0;
     const open = this.open;
     this.openSent =
-      open === undefined ? undefined : (this.sent.find((part) => part.kind !== 'chunks' && part.id === open.id) as TextPart | undefined);
+      open === undefined ? undefined : (this.sent?.find((part) => part.kind !== 'chunks' && part.id === open.id) as TextPart | undefined);
   }
 
   /** Where this encoder stands, as plain JSON: give it to a new encoder to go on from here. */
@@ -169,7 +186,8 @@ export class UiMessageEncoder {
         { toolCallId: call.toolCallId ?? null, toolName: call.toolName ?? null, started: call.started, pending: call.pending },
       ]),
       usedIds: [...this.usedIds],
-      sent: this.sent.map((part) => (part.kind === 'chunks' ? { ...part, chunks: [...part.chunks] } : { ...part })),
+      sent: this.sent?.map((part) => (part.kind === 'chunks' ? { ...part, chunks: [...part.chunks] } : { ...part })) ?? null,
+      sentChars: this.sentChars,
     };
   }
 
@@ -231,7 +249,8 @@ export class UiMessageEncoder {
           const sourceId = `source-${++this.sourceCount}`;
           const chunk: UiMessageChunk = { type: 'source-url', sourceId, url: event.source.url, ...(title === undefined ? {} : { title }) };
           out.push(chunk);
-          this.sent.push({ kind: 'chunks', toolCallId: null, chunks: [chunk] });
+          this.sent?.push({ kind: 'chunks', toolCallId: null, chunks: [chunk] });
+          this.grow(event.source.url.length + (title?.length ?? 0));
         }
         break;
       case 'retract':
@@ -283,10 +302,20 @@ export class UiMessageEncoder {
       this.closePart(out);
       this.open = { kind, id: `${kind === 'reasoning' ? 'reasoning' : 'text'}-${++this.partCount}` };
       out.push({ type: kind === 'reasoning' ? 'reasoning-start' : 'text-start', id: this.open.id });
-      this.sent.push((this.openSent = { kind, id: this.open.id, text: '', ended: false }));
+      if (this.sent !== undefined) this.sent.push((this.openSent = { kind, id: this.open.id, text: '', ended: false }));
     }
     out.push({ type: kind === 'reasoning' ? 'reasoning-delta' : 'text-delta', id: this.open.id, delta });
-    if (this.openSent !== undefined) this.openSent.text += delta;
+    if (this.openSent === undefined) return;
+    this.openSent.text += delta;
+    this.grow(delta.length);
+  }
+
+  /** Counts what `sent` took in; past {@link MAX_RESENT_CHARS} forgets it all. */
+  private grow(chars: number): void {
+    this.sentChars += chars;
+    if (this.sentChars <= MAX_RESENT_CHARS) return;
+    this.sent = undefined;
+    this.openSent = undefined;
   }
 
   private closePart(out: UiMessageChunk[]): void {
@@ -303,12 +332,14 @@ export class UiMessageEncoder {
    * sent again as they stand now, with their ids; a part left empty is not sent again.
    */
   private retract(out: UiMessageChunk[], content: number, reasoning: number): void {
-    if (content <= 0 && reasoning <= 0) return;
+    // Forgotten (a long message): the text stays in the UI message, as no chunk can take it back.
+    if (this.sent === undefined || (content <= 0 && reasoning <= 0)) return;
     for (let i = this.sent.length - 1; i >= 0 && (content > 0 || reasoning > 0); i--) {
       const part = this.sent[i]!;
       if (part.kind === 'chunks' || part.kind === 'refusal') continue;
       const cut = Math.min(part.kind === 'text' ? content : reasoning, part.text.length);
       part.text = part.text.slice(0, part.text.length - cut);
+      this.sentChars -= cut;
       if (part.kind === 'text') content -= cut;
       else reasoning -= cut;
     }
@@ -335,6 +366,7 @@ export class UiMessageEncoder {
   /** Sends a chunk of the tool call it names, and keeps it with the call's other chunks (input deltas joined). */
   private sendCallChunk(out: UiMessageChunk[], chunk: Extract<UiMessageChunk, { toolCallId: string }>): void {
     out.push(chunk);
+    if (this.sent === undefined) return;
     let part: ChunksPart | undefined;
     for (let i = this.sent.length - 1; i >= 0 && part === undefined; i--) {
       const candidate = this.sent[i]!;
@@ -345,6 +377,8 @@ export class UiMessageEncoder {
     if (chunk.type === 'tool-input-delta' && last?.type === 'tool-input-delta') {
       part.chunks[part.chunks.length - 1] = { ...last, inputTextDelta: last.inputTextDelta + chunk.inputTextDelta };
     } else part.chunks.push(chunk);
+    // A delta counts its text; another chunk its JSON (an input made available can be large).
+    this.grow(chunk.type === 'tool-input-delta' ? chunk.inputTextDelta.length : JSON.stringify(chunk).length);
   }
 
   private call(index: number): CallState {
