@@ -18,7 +18,7 @@ import { UiMessageEncoder } from '../src/ui/UiMessageEncoder';
 import { bodyStream } from '../src/testing/bodyStream';
 import { fakeResponse } from '../src/testing/fakeResponse';
 import { aiSdk, runAiCurrent } from './support/aiSdk';
-import { sseOf } from './support/pipeline';
+import { readReply, sseOf } from './support/pipeline';
 
 /** A part of a message as the reader below keeps it. */
 type ReadPart = { type: string; text?: string; url?: string; toolCallId?: string; state?: string };
@@ -256,5 +256,50 @@ describe('toUiMessageStream: the finish details reach the UI message (issue 30, 
     expect(ai6.message?.metadata).toEqual(expected);
     const ai7 = await readWithAi7({ details: sse });
     if (ai7 !== undefined) expect(ai7['details']!.message?.metadata).toEqual(expected);
+  });
+});
+
+describe('toUiMessageStream: image previews are live and never part of the message (issue 30, F)', () => {
+  it('sends each image-preview as a transient data part of its call, which ai accepts and keeps out of the message', async () => {
+    const encoder = new UiMessageEncoder();
+    const events: ChatEvent[] = [
+      { type: 'image-preview', choice: 0, id: 'ig_1', index: 0, data: 'UklGRg==', format: 'webp' },
+      { type: 'image-preview', choice: 0, id: 'ig_1', index: 1, data: 'UklGRh==' },
+      { type: 'content', choice: 0, text: 'Here it is.' },
+      { type: 'done' },
+    ];
+    const chunks = events.flatMap((event) => encoder.encode(event));
+    // UIMessageChunk's data part {type: `data-${NAME}`, id?, data, transient?}: a transient one goes to
+    // the client's onData, not into the message (ai 6 and 7 alike).
+    expect(chunks.filter((chunk) => chunk.type.startsWith('data-'))).toEqual([
+      { type: 'data-image-preview', id: 'ig_1', data: { index: 0, data: 'UklGRg==', format: 'webp' }, transient: true },
+      { type: 'data-image-preview', id: 'ig_1', data: { index: 1, data: 'UklGRh==' }, transient: true },
+    ]);
+    const sse = chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join('') + 'data: [DONE]\n\n';
+    const ai6 = await readWithAi6(sse);
+    expect(ai6.errors).toEqual([]);
+    expect(ai6.message?.parts.map((part) => part.type)).toEqual(['step-start', 'text']);
+  });
+
+  it('the ai-sdk-ui dialect keeps no transient data part in the reply (it is not part of the message)', async () => {
+    const { completion, error } = readReply(
+      sseOf([
+        { type: 'start', messageId: 'msg-1' },
+        { type: 'start-step' },
+        { type: 'data-image-preview', id: 'ig_1', data: { index: 0, data: 'UklGRg==' }, transient: true },
+        { type: 'data-weather', id: 'w1', data: { city: 'Oslo' } },
+        { type: 'text-start', id: 't1' },
+        { type: 'text-delta', id: 't1', delta: 'Done.' },
+        { type: 'text-end', id: 't1' },
+        { type: 'finish-step' },
+        { type: 'finish', finishReason: 'stop' },
+        '[DONE]',
+      ]),
+      'ai-sdk-ui',
+    );
+    expect(error).toBeUndefined();
+    expect(completion!.choices[0]!.providerMetadata).toEqual({
+      'ai-sdk': { items: [{ type: 'data-weather', id: 'w1', data: { city: 'Oslo' } }] },
+    });
   });
 });

@@ -113,8 +113,10 @@ function defaultErrorText(error: unknown): string {
  * removes the step's parts (ai 7; ai 6's schema refuses it, as it refuses the AI SDK 7 server's own),
  * followed by those parts again without the text taken back (so the encoder keeps what it sent, up
  * to 16 Ki characters: past that a retract is not shown, and the completion alone drops the text);
- * `finish-details` as a `message-metadata` chunk, `{ finishDetails }`; at the end, `finish-step` and `finish` with the
- * finish reason in the UI's spelling (`tool-calls`, `content-filter`). Usage, timings, log
+ * `finish-details` as a `message-metadata` chunk, `{ finishDetails }`; an `image-preview` as a
+ * transient `data-image-preview` (its call's id, `{index, data, format}`: the client's `onData`, never
+ * the message); at the end, `finish-step` and `finish` with the finish reason in the UI's spelling
+ * (`tool-calls`, `content-filter`). Usage, timings, log
  * probabilities, audio and provider-run tools have no chunk of their own and are left out.
  *
  * @example
@@ -256,6 +258,18 @@ export class UiMessageEncoder {
       case 'retract':
         this.retract(out, event.content, event.reasoning);
         break;
+      case 'image-preview': {
+        // Live only, each replacing the one before in the UI: transient, so the message (which an app
+        // stores) never holds a preview; the finished image is the provider tool's result.
+        const { index, data, format } = event;
+        out.push({
+          type: 'data-image-preview',
+          id: event.id,
+          data: { index, data, ...(format === undefined ? {} : { format }) },
+          transient: true,
+        });
+        break;
+      }
       case 'finish-details':
         // The UI message has no finish details of its own: its metadata, which the client merges.
         out.push({ type: 'message-metadata', messageMetadata: { finishDetails: { ...event.details } } });
