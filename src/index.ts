@@ -144,6 +144,7 @@ export type {
 } from './types/completion.js';
 export type {
   AudioEvent,
+  ImagePreviewEvent,
   ChatEvent,
   ContentEvent,
   DoneEvent,

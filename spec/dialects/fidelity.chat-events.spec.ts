@@ -27,3 +27,30 @@ describe('chat-events carries retract and finish-details (issue 30, F)', () => {
     expect(completion!.choices[0]).not.toHaveProperty('providerMetadata');
   });
 });
+
+describe('chat-events carries image-preview (issue 30, F)', () => {
+  it('passes an image preview on as the event it was, and keeps none in the completion', () => {
+    const preview = { type: 'image-preview', choice: 0, id: 'ig_1', index: 1, data: 'UklGRuIWGQBXRUJQ', format: 'webp' };
+    const { completion, error, events } = readReply(
+      sseOf(
+        [
+          { type: 'start', id: 'r1', model: null },
+          preview,
+          {
+            type: 'provider-tool-call',
+            choice: 0,
+            call: { id: 'ig_1', name: 'image_generation', type: 'image_generation_call', input: {} },
+          },
+          { type: 'provider-tool-result', choice: 0, id: 'ig_1', result: 'UklGRuIWGQBXRUJQVlA4' },
+          { type: 'finish', choice: 0, reason: 'stop', raw: 'completed' },
+          { type: 'done' },
+        ],
+        true,
+      ),
+      'chat-events',
+    );
+    expect(error).toBeUndefined();
+    expect(events.filter((event) => (event.type as string) === 'image-preview')).toEqual([preview]);
+    expect(JSON.stringify(completion)).not.toContain('UklGRuIWGQBXRUJQ"');
+  });
+});

@@ -316,3 +316,62 @@ describe('gemini reads the sources a reply quotes (issue 30, F)', () => {
     expect(completion!.sources).toEqual([{ kind: 'url', url: 'https://example.com/a', title: 'A' }]);
   });
 });
+
+describe('gemini keeps what Google requires an app to show with Search grounding (issue 30, F)', () => {
+  // GroundingMetadata {webSearchQueries?: string[], searchEntryPoint?: SearchEntryPoint {renderedContent?:
+  // string, sdkBlob?: string}, groundingChunks?, groundingSupports?}; Google's terms for Grounding with
+  // Google Search require an app to display the search suggestions (`renderedContent`, HTML and CSS) as
+  // they come. An app finds them on the choice: providerMetadata.google.searchEntryPoint and
+  // .webSearchQueries.
+  const RENDERED =
+    '<style>\n.container { align-items: center; border-radius: 999px; }\n.chip::after { content: "\\201C"; }\n</style>\n' +
+    '<div class="container">\n  <a class="chip" href="https://www.google.com/search?q=euro+2024+winner&amp;client=app">euro 2024 winner — résultat 🏆</a>\n</div>\n';
+  const grounded = (metadata: Record<string, unknown>, parts: readonly Part[], finishReason?: string) => {
+    const base = chunk(parts, finishReason);
+    const [candidate] = base['candidates'] as Array<Record<string, unknown>>;
+    return { ...base, candidates: [{ ...candidate, groundingMetadata: metadata }] };
+  };
+
+  it('keeps renderedContent and webSearchQueries exactly, on the choice, at every chunking', () => {
+    const { completion, error } = readReply(
+      sseOf([
+        chunk([{ text: 'Spain won ' }]),
+        grounded(
+          {
+            webSearchQueries: ['euro 2024 winner'],
+            searchEntryPoint: { renderedContent: RENDERED },
+            groundingChunks: [{ web: { uri: 'https://vertexaisearch.example/1', title: 'uefa.com' } }],
+            groundingSupports: [{ segment: { startIndex: 0, endIndex: 9, text: 'Spain won' }, groundingChunkIndices: [0] }],
+          },
+          [{ text: 'Euro 2024.' }],
+          'STOP',
+        ),
+      ]),
+      'gemini',
+    );
+    expect(error).toBeUndefined();
+    expect(completion!.content).toBe('Spain won Euro 2024.');
+    const google = completion!.choices[0]!.providerMetadata!['google']!;
+    expect(google['searchEntryPoint']).toEqual({ renderedContent: RENDERED });
+    expect(google['webSearchQueries']).toEqual(['euro 2024 winner']);
+  });
+
+  it('keeps the queries of every chunk when two chunks each carry groundingMetadata, each query once', () => {
+    // Whether a later chunk's list repeats the earlier queries or holds only new ones, no query is lost.
+    const { completion, error } = readReply(
+      sseOf([
+        grounded({ webSearchQueries: ['euro 2024 winner'] }, [{ text: 'Spain won Euro 2024' }]),
+        grounded(
+          { webSearchQueries: ['euro 2024 final score', 'euro 2024 winner'], searchEntryPoint: { renderedContent: RENDERED } },
+          [{ text: ', 2-1.' }],
+          'STOP',
+        ),
+      ]),
+      'gemini',
+    );
+    expect(error).toBeUndefined();
+    const google = completion!.choices[0]!.providerMetadata!['google']!;
+    expect(google['webSearchQueries']).toEqual(['euro 2024 winner', 'euro 2024 final score']);
+    expect(google['searchEntryPoint']).toEqual({ renderedContent: RENDERED });
+  });
+});

@@ -410,3 +410,64 @@ describe('openai-chat reads the tools Groq ran (issue 30, F)', () => {
     ]);
   });
 });
+
+describe('openai-chat reads Groq document and function citations (issue 30, F)', () => {
+  it('reads document_citation as a document source with its span, and keeps function_citation with the choice', () => {
+    // groq-sdk 1.6 ChatCompletionChunk.Choice.Delta.annotations: Array<Delta.Annotation> {type:
+    // 'document_citation' | 'function_citation', document_citation?: DocumentCitation {document_id,
+    // start_index, end_index}, function_citation?: FunctionCitation {tool_call_id, start_index, end_index}}.
+    // A document names a source (CompletionCreateParams.Document.id: "can be used for citations"); a
+    // function citation names a tool call of the conversation, not a source.
+    const envelope = { id: 'chatcmpl-gc', object: 'chat.completion.chunk', created: 1, model: 'openai/gpt-oss-120b' };
+    const documentCitation = { type: 'document_citation', document_citation: { document_id: 'doc-7', start_index: 0, end_index: 13 } };
+    const functionCitation = { type: 'function_citation', function_citation: { tool_call_id: 'call_1', start_index: 14, end_index: 22 } };
+    const text = sse(
+      { ...envelope, choices: [{ index: 0, delta: { role: 'assistant', content: 'Leases run 12' } }] },
+      { ...envelope, choices: [{ index: 0, delta: { content: ' months.', annotations: [documentCitation] } }] },
+      { ...envelope, choices: [{ index: 0, delta: { annotations: [documentCitation, functionCitation] }, finish_reason: 'stop' }] },
+    );
+    const { completion, error } = read(`${text}${DONE}`);
+    expect(error).toBeUndefined();
+    expect(completion).toMatchObject({ content: 'Leases run 12 months.', toolCalls: [], finishReason: 'stop' });
+    expect(completion!.sources).toEqual([{ kind: 'document', documentId: 'doc-7', span: { start: 0, end: 13 } }]);
+    expect(completion!.choices[0]!.providerMetadata).toEqual({ openai: { items: [functionCitation] } });
+  });
+});
+
+describe('openai-chat reads Mistral reference chunks (issue 30, F)', () => {
+  it('reads a reference chunk in a delta content array as document sources by id, never as text', () => {
+    // @mistralai/mistralai 2.7 DeltaMessage.content: string | Array<ContentChunk>; ContentChunk includes
+    // ReferenceChunk {type: "reference", referenceIds: Array<number | string>}, on the wire
+    // (ReferenceChunk$Outbound) `{"type": "reference", "reference_ids": [...]}`, beside TextChunk
+    // {type: "text", text}. The ids name the documents (tool results) the text before them cites.
+    const envelope = { id: 'cmpl-m', object: 'chat.completion.chunk', created: 1, model: 'mistral-large-latest' };
+    const text = sse(
+      { ...envelope, choices: [{ index: 0, delta: { role: 'assistant', content: '' } }] },
+      {
+        ...envelope,
+        choices: [
+          {
+            index: 0,
+            delta: {
+              content: [
+                { type: 'text', text: 'The Eiffel Tower is 330 m tall' },
+                { type: 'reference', reference_ids: [0, 2] },
+                { type: 'text', text: ' and was built in 1889.' },
+                { type: 'reference', reference_ids: ['doc-b', 2] },
+              ],
+            },
+          },
+        ],
+      },
+      { ...envelope, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'stop' }] },
+    );
+    const { completion, error } = read(`${text}${DONE}`);
+    expect(error).toBeUndefined();
+    expect(completion).toMatchObject({ content: 'The Eiffel Tower is 330 m tall and was built in 1889.', finishReason: 'stop' });
+    expect(completion!.sources).toEqual([
+      { kind: 'document', documentId: '0' },
+      { kind: 'document', documentId: '2' },
+      { kind: 'document', documentId: 'doc-b' },
+    ]);
+  });
+});

@@ -249,3 +249,49 @@ describe('openai-responses keeps the usage details (issue 30, F)', () => {
     });
   });
 });
+
+describe('openai-responses shows the previews of a generated image live, and keeps only the image (issue 30, F)', () => {
+  // ResponseImageGenCallPartialImageEvent {item_id, output_index, partial_image_b64, partial_image_index
+  // (0-based), sequence_number, type: 'response.image_generation_call.partial_image', background?,
+  // output_format?, quality?, size?}; the finished item (ResponseOutputItem.ImageGenerationCall {id,
+  // result: string | null (the base64 image), status, type: 'image_generation_call'}) has the image.
+  // A preview is a preview: each is an `image-preview` event, the latest of its call replacing the
+  // earlier for a UI; the completion keeps the finished item's image only.
+  const PREVIEW_0 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+  const PREVIEW_1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+  const IMAGE = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+  const partial = (index: number, b64: string): Payload => ({
+    type: 'response.image_generation_call.partial_image',
+    item_id: 'ig_1',
+    output_index: 0,
+    partial_image_index: index,
+    partial_image_b64: b64,
+    output_format: 'png',
+    size: '1024x1024',
+  });
+
+  it('emits each partial image as an image-preview of its call, in order; the completion has the finished image and no preview', () => {
+    const { completion, error, events } = readReply(
+      reply([
+        added({ id: 'ig_1', type: 'image_generation_call', status: 'in_progress', result: null }),
+        { type: 'response.image_generation_call.in_progress', item_id: 'ig_1', output_index: 0 },
+        { type: 'response.image_generation_call.generating', item_id: 'ig_1', output_index: 0 },
+        partial(0, PREVIEW_0),
+        partial(1, PREVIEW_1),
+        done({ id: 'ig_1', type: 'image_generation_call', status: 'completed', result: IMAGE, revised_prompt: 'A red pixel' }),
+      ]),
+      'openai-responses',
+    );
+    expect(error).toBeUndefined();
+    expect(events.filter((event) => (event.type as string) === 'image-preview')).toEqual([
+      { type: 'image-preview', choice: 0, id: 'ig_1', index: 0, data: PREVIEW_0, format: 'png' },
+      { type: 'image-preview', choice: 0, id: 'ig_1', index: 1, data: PREVIEW_1, format: 'png' },
+    ]);
+    expect(completion!.providerToolCalls).toEqual([
+      { id: 'ig_1', name: 'image_generation', type: 'image_generation_call', input: { revised_prompt: 'A red pixel' }, result: IMAGE },
+    ]);
+    const kept = JSON.stringify(completion);
+    expect(kept).not.toContain(PREVIEW_0);
+    expect(kept).not.toContain(PREVIEW_1);
+  });
+});

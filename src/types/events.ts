@@ -171,6 +171,24 @@ export interface AudioEvent {
   readonly transcript?: string;
   readonly expiresAt?: number;
 }
+/**
+ * A preview of an image a tool the provider runs is generating (the Responses
+ * `response.image_generation_call.partial_image`), for a UI to show while it waits: each preview of
+ * a call replaces the one before. Never kept: the completion has the finished image (the result of
+ * the call's `providerToolCalls` entry), not its previews, which are large.
+ */
+export interface ImagePreviewEvent {
+  readonly type: 'image-preview';
+  readonly choice: number;
+  /** The provider tool call the image belongs to (its `id` in `providerToolCalls`). */
+  readonly id: string;
+  /** Which preview of the call this is, from 0. */
+  readonly index: number;
+  /** The image, base64. */
+  readonly data: string;
+  /** Its format, when the provider names it (`png`, `webp`, `jpeg`). */
+  readonly format?: string;
+}
 /** The provider ran a tool itself (its input is whole). */
 export interface ProviderToolCallEvent {
   readonly type: 'provider-tool-call';
@@ -292,6 +310,7 @@ export type ChatEvent =
   | LogprobsEvent
   | SourceEvent
   | AudioEvent
+  | ImagePreviewEvent
   | ProviderToolCallEvent
   | ProviderToolResultEvent
   | ToolRequestEvent

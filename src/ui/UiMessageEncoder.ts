@@ -53,7 +53,36 @@ export interface UiMessageEncoderState {
     ]
   >;
   readonly usedIds: readonly string[];
+  /**
+   * The parts sent so far, for a `retract`; `null` once they passed 16 Ki characters (absent in a
+   * state of a version before it: the same).
+   */
+  readonly sent?: readonly SentPart[] | null;
+  /** The characters `sent` counts against its cap. */
+  readonly sentChars?: number;
 }
+
+/**
+ * The most characters of a message (its text, reasoning, tool inputs and sources, as sent) that an
+ * encoder keeps to send again after a `retract`: the memory of a stream, and the size of the state a
+ * relay keeps now and then with it, stay small. Past it the encoder forgets them, and a later
+ * `retract` is not shown in the UI message (the completion never has the text taken back).
+ */
+const MAX_RESENT_CHARS = 16 * 1024;
+
+/**
+ * A part the message has been sent, kept so that a `retract` can send the step again without the
+ * text it takes back: a text-like part with its text so far, or the chunks of a tool call (its input
+ * deltas joined) or of a source.
+ */
+type SentPart =
+  | { readonly kind: 'text' | 'reasoning' | 'refusal'; readonly id: string; readonly text: string; readonly ended: boolean }
+  | { readonly kind: 'chunks'; readonly toolCallId: string | null; readonly chunks: readonly UiMessageChunk[] };
+
+/** A {@link SentPart} as the encoder grows it. */
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+type TextPart = Mutable<Extract<SentPart, { kind: 'text' | 'reasoning' | 'refusal' }>>;
+type ChunksPart = { readonly kind: 'chunks'; readonly toolCallId: string | null; chunks: UiMessageChunk[] };
 
 /** A text-like part open now: its kind on the wire and its id. */
 type OpenPart = { readonly kind: 'text' | 'reasoning' | 'refusal'; readonly id: string };
@@ -80,8 +109,14 @@ function defaultErrorText(error: unknown): string {
  * begins or the step ends (refusal text is a text part of its own); each tool call as
  * `tool-input-start`, `tool-input-delta`s and `tool-input-available` with the parsed input (a custom
  * call's input is its raw text, `inputEncoding: 'text'`); a call cut by the token limit as
- * `tool-input-error`; url sources as `source-url`; at the end, `finish-step` and `finish` with the
- * finish reason in the UI's spelling (`tool-calls`, `content-filter`). Usage, timings, log
+ * `tool-input-error`; url sources as `source-url`; a `retract` (text taken back) as `reset-step`, which
+ * removes the step's parts (ai 7; ai 6's schema refuses it, as it refuses the AI SDK 7 server's own),
+ * followed by those parts again without the text taken back (so the encoder keeps what it sent, up
+ * to 16 Ki characters: past that a retract is not shown, and the completion alone drops the text);
+ * `finish-details` as a `message-metadata` chunk, `{ finishDetails }`; an `image-preview` as a
+ * transient `data-image-preview` (its call's id, `{index, data, format}`: the client's `onData`, never
+ * the message); at the end, `finish-step` and `finish` with the finish reason in the UI's spelling
+ * (`tool-calls`, `content-filter`). Usage, timings, log
  * probabilities, audio and provider-run tools have no chunk of their own and are left out.
  *
  * @example
@@ -103,6 +138,15 @@ export class UiMessageEncoder {
   private finishReason: UiFinishReason | undefined = undefined;
   private readonly calls = new Map<number, CallState>();
   private readonly usedIds = new Set<string>();
+  /**
+   * Every part of the message so far, in order. The message is one step, and the UI protocol takes
+   * text back only by removing a step's parts (`reset-step`): to retract, the encoder sends them again.
+   */
+  private sent: Array<TextPart | ChunksPart> | undefined = [];
+  /** What `sent` holds, in characters (see {@link MAX_RESENT_CHARS}). */
+  private sentChars = 0;
+  /** The entry of `sent` of the open part. */
+  private openSent: TextPart | undefined = undefined;
 
   /**
    * @param options The message id and the error text.
@@ -123,6 +167,11 @@ export class UiMessageEncoder {
       this.calls.set(index, { ...call, toolCallId: call.toolCallId ?? undefined, toolName: call.toolName ?? undefined });
     }
     for (const id of state.usedIds) this.usedIds.add(id);
+    this.sent = state.sent?.map((part) => (part.kind === 'chunks' ? { ...part, chunks: [...part.chunks] } : { ...part }));
+    this.sentChars = state.sentChars ?? 0;
+    const open = this.open;
+    this.openSent =
+      open === undefined ? undefined : (this.sent?.find((part) => part.kind !== 'chunks' && part.id === open.id) as TextPart | undefined);
   }
 
   /** Where this encoder stands, as plain JSON: give it to a new encoder to go on from here. */
@@ -139,6 +188,8 @@ export class UiMessageEncoder {
         { toolCallId: call.toolCallId ?? null, toolName: call.toolName ?? null, started: call.started, pending: call.pending },
       ]),
       usedIds: [...this.usedIds],
+      sent: this.sent?.map((part) => (part.kind === 'chunks' ? { ...part, chunks: [...part.chunks] } : { ...part })) ?? null,
+      sentChars: this.sentChars,
     };
   }
 
@@ -185,15 +236,43 @@ export class UiMessageEncoder {
         call.toolName ??= event.call.name ?? '';
         this.startCall(out, event.call.index, call, event.call.kind === 'custom');
         const { toolCallId = '', toolName = '' } = call;
-        out.push({ type: 'tool-input-error', toolCallId, toolName, input: event.call.arguments, errorText: 'cut by the token limit' });
+        this.sendCallChunk(out, {
+          type: 'tool-input-error',
+          toolCallId,
+          toolName,
+          input: event.call.arguments,
+          errorText: 'cut by the token limit',
+        });
         break;
       }
       case 'source':
         if (event.source.url !== undefined) {
           const title = event.source.title;
           const sourceId = `source-${++this.sourceCount}`;
-          out.push({ type: 'source-url', sourceId, url: event.source.url, ...(title === undefined ? {} : { title }) });
+          const chunk: UiMessageChunk = { type: 'source-url', sourceId, url: event.source.url, ...(title === undefined ? {} : { title }) };
+          out.push(chunk);
+          this.sent?.push({ kind: 'chunks', toolCallId: null, chunks: [chunk] });
+          this.grow(event.source.url.length + (title?.length ?? 0));
         }
+        break;
+      case 'retract':
+        this.retract(out, event.content, event.reasoning);
+        break;
+      case 'image-preview': {
+        // Live only, each replacing the one before in the UI: transient, so the message (which an app
+        // stores) never holds a preview; the finished image is the provider tool's result.
+        const { index, data, format } = event;
+        out.push({
+          type: 'data-image-preview',
+          id: event.id,
+          data: { index, data, ...(format === undefined ? {} : { format }) },
+          transient: true,
+        });
+        break;
+      }
+      case 'finish-details':
+        // The UI message has no finish details of its own: its metadata, which the client merges.
+        out.push({ type: 'message-metadata', messageMetadata: { finishDetails: { ...event.details } } });
         break;
       case 'finish':
         this.finishReason = UI_FINISH[event.reason];
@@ -237,14 +316,83 @@ export class UiMessageEncoder {
       this.closePart(out);
       this.open = { kind, id: `${kind === 'reasoning' ? 'reasoning' : 'text'}-${++this.partCount}` };
       out.push({ type: kind === 'reasoning' ? 'reasoning-start' : 'text-start', id: this.open.id });
+      if (this.sent !== undefined) this.sent.push((this.openSent = { kind, id: this.open.id, text: '', ended: false }));
     }
     out.push({ type: kind === 'reasoning' ? 'reasoning-delta' : 'text-delta', id: this.open.id, delta });
+    if (this.openSent === undefined) return;
+    this.openSent.text += delta;
+    this.grow(delta.length);
+  }
+
+  /** Counts what `sent` took in; past {@link MAX_RESENT_CHARS} forgets it all. */
+  private grow(chars: number): void {
+    this.sentChars += chars;
+    if (this.sentChars <= MAX_RESENT_CHARS) return;
+    this.sent = undefined;
+    this.openSent = undefined;
   }
 
   private closePart(out: UiMessageChunk[]): void {
     if (this.open === undefined) return;
     out.push({ type: this.open.kind === 'reasoning' ? 'reasoning-end' : 'text-end', id: this.open.id });
+    if (this.openSent !== undefined) this.openSent.ended = true;
     this.open = undefined;
+    this.openSent = undefined;
+  }
+
+  /**
+   * Takes back the last `content` characters of the text parts and `reasoning` of the reasoning
+   * parts: `reset-step` removes the step's parts (the whole message, one step), then the parts are
+   * sent again as they stand now, with their ids; a part left empty is not sent again.
+   */
+  private retract(out: UiMessageChunk[], content: number, reasoning: number): void {
+    // Forgotten (a long message): the text stays in the UI message, as no chunk can take it back.
+    if (this.sent === undefined || (content <= 0 && reasoning <= 0)) return;
+    for (let i = this.sent.length - 1; i >= 0 && (content > 0 || reasoning > 0); i--) {
+      const part = this.sent[i]!;
+      if (part.kind === 'chunks' || part.kind === 'refusal') continue;
+      const cut = Math.min(part.kind === 'text' ? content : reasoning, part.text.length);
+      part.text = part.text.slice(0, part.text.length - cut);
+      this.sentChars -= cut;
+      if (part.kind === 'text') content -= cut;
+      else reasoning -= cut;
+    }
+    this.sent = this.sent.filter((part) => part.kind === 'chunks' || part.text !== '');
+    if (this.openSent !== undefined && this.openSent.text === '') {
+      this.open = undefined;
+      this.openSent = undefined;
+    }
+    out.push({ type: 'reset-step' });
+    for (const part of this.sent) {
+      if (part.kind === 'chunks') {
+        out.push(...part.chunks);
+        continue;
+      }
+      const reasoningPart = part.kind === 'reasoning';
+      out.push(
+        { type: reasoningPart ? 'reasoning-start' : 'text-start', id: part.id },
+        { type: reasoningPart ? 'reasoning-delta' : 'text-delta', id: part.id, delta: part.text },
+      );
+      if (part.ended) out.push({ type: reasoningPart ? 'reasoning-end' : 'text-end', id: part.id });
+    }
+  }
+
+  /** Sends a chunk of the tool call it names, and keeps it with the call's other chunks (input deltas joined). */
+  private sendCallChunk(out: UiMessageChunk[], chunk: Extract<UiMessageChunk, { toolCallId: string }>): void {
+    out.push(chunk);
+    if (this.sent === undefined) return;
+    let part: ChunksPart | undefined;
+    for (let i = this.sent.length - 1; i >= 0 && part === undefined; i--) {
+      const candidate = this.sent[i]!;
+      if (candidate.kind === 'chunks' && candidate.toolCallId === chunk.toolCallId) part = candidate;
+    }
+    if (part === undefined) this.sent.push((part = { kind: 'chunks', toolCallId: chunk.toolCallId, chunks: [] }));
+    const last = part.chunks[part.chunks.length - 1];
+    if (chunk.type === 'tool-input-delta' && last?.type === 'tool-input-delta') {
+      part.chunks[part.chunks.length - 1] = { ...last, inputTextDelta: last.inputTextDelta + chunk.inputTextDelta };
+    } else part.chunks.push(chunk);
+    // A delta counts its text; another chunk its JSON (an input made available can be large).
+    this.grow(chunk.type === 'tool-input-delta' ? chunk.inputTextDelta.length : JSON.stringify(chunk).length);
   }
 
   private call(index: number): CallState {
@@ -264,14 +412,15 @@ export class UiMessageEncoder {
       this.usedIds.add(id);
       call.toolCallId = id;
       const toolName = call.toolName ?? '';
-      out.push(
+      this.sendCallChunk(
+        out,
         custom
           ? { type: 'tool-input-start', toolCallId: id, toolName, inputEncoding: 'text' }
           : { type: 'tool-input-start', toolCallId: id, toolName },
       );
     }
     if (call.pending !== '') {
-      out.push({ type: 'tool-input-delta', toolCallId: call.toolCallId ?? '', inputTextDelta: call.pending });
+      this.sendCallChunk(out, { type: 'tool-input-delta', toolCallId: call.toolCallId ?? '', inputTextDelta: call.pending });
       call.pending = '';
     }
   }
@@ -281,7 +430,7 @@ export class UiMessageEncoder {
     call.toolCallId ??= closed.id;
     call.toolName ??= closed.name;
     this.startCall(out, closed.index, call, closed.kind === 'custom');
-    out.push({ type: 'tool-input-available', toolCallId: call.toolCallId ?? '', toolName: closed.name, input: closed.args });
+    this.sendCallChunk(out, { type: 'tool-input-available', toolCallId: call.toolCallId ?? '', toolName: closed.name, input: closed.args });
   }
 
   private finishChunks(out: UiMessageChunk[]): void {

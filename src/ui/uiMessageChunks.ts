@@ -43,7 +43,16 @@ export type UiMessageChunk =
       readonly errorText: string;
     }
   | { readonly type: 'source-url'; readonly sourceId: string; readonly url: string; readonly title?: string }
+  | {
+      readonly type: `data-${string}`;
+      readonly id?: string;
+      readonly data: JsonValue;
+      /** Given to the client's `onData` only, never a part of the message. */
+      readonly transient?: boolean;
+    }
   | { readonly type: 'finish-step' }
+  | { readonly type: 'reset-step' }
+  | { readonly type: 'message-metadata'; readonly messageMetadata: { readonly [key: string]: JsonValue } }
   | { readonly type: 'finish'; readonly finishReason?: UiFinishReason }
   | { readonly type: 'error'; readonly errorText: string };
 

@@ -96,7 +96,7 @@ interface OpenStep {
  * `tool_calls` after calls); `done` at `[DONE]`; at `reset-step`, a `retract` of the step's text, and
  * the step's other parts (held until it ends) dropped. Calls the server ran itself (`providerExecuted`)
  * are not the client's to run and are left out. Any other chunk but the parts' start and end chunks
- * and the steps (tool outputs, data parts, files, `message-metadata`) is kept whole as an item of
+ * and the steps (tool outputs, data parts but transient ones, files, `message-metadata`) is kept whole as an item of
  * `providerMetadata['ai-sdk']`, and the fields of a chunk beside the ones read as fields there: the
  * `messageMetadata` of `start` and `finish` (its shape is the application's own: usage is not read
  * from it), a chunk's own `providerMetadata`, a call's `dynamic` and `title`.
@@ -243,8 +243,9 @@ export class AiSdkUiParser extends JsonDialectParser {
       default:
         if (typeof type !== 'string') throw this.protocolError(`type is ${describeValue(type)}`);
         // Any other chunk (a file, a data part, a document source, a tool's output, the message's
-        // metadata) is part of the reply: kept whole.
-        this.keepItem(payload, { choice: 0 });
+        // metadata) is part of the reply: kept whole. A transient data part is not: the client's
+        // `onData` has it, the message never does.
+        if (payload['transient'] !== true || !type.startsWith('data-')) this.keepItem(payload, { choice: 0 });
         this.unknown(payload, frame);
     }
   }

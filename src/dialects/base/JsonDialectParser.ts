@@ -551,7 +551,8 @@ export abstract class JsonDialectParser implements DialectParser {
     this.keepMetadata({ ...place, items: [copy] });
   }
 
-  private keepMetadata(kept: MetadataPlace & { readonly fields?: { [key: string]: JsonValue }; readonly items?: JsonValue[] }): void {
+  /** Keeps fields or items of `place` as provider metadata, within the cap (fields the dialect has gathered itself). */
+  protected keepMetadata(kept: MetadataPlace & { readonly fields?: { [key: string]: JsonValue }; readonly items?: JsonValue[] }): void {
     this.metadataChars += JSON.stringify(kept.fields ?? kept.items).length;
     if (this.metadataChars > this.maxMetadataChars) return this.capMetadata();
     this.emit({ type: 'provider-metadata', provider: this.provider, ...kept });

@@ -46,6 +46,7 @@ const EVENT_FIELDS: { readonly [T in ChatEvent['type']]: EveryField<Extract<Chat
   logprobs: { type: true, choice: true, content: true, refusal: true },
   source: { type: true, choice: true, source: true },
   audio: { type: true, choice: true, id: true, data: true, transcript: true, expiresAt: true },
+  'image-preview': { type: true, choice: true, id: true, index: true, data: true, format: true },
   'provider-tool-call': { type: true, choice: true, call: true },
   'provider-tool-result': { type: true, choice: true, id: true, result: true },
   'tool-request': { type: true, choice: true, request: true },

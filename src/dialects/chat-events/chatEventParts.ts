@@ -57,6 +57,15 @@ export function readReplyPartEvent(type: string, payload: JsonObject, fields: Ev
         ...fields.optional(payload, 'transcript', fields.textField),
         ...fields.optional(payload, 'expiresAt', fields.numberField),
       };
+    case 'image-preview':
+      return {
+        type,
+        choice: fields.indexField(payload, 'choice'),
+        id: fields.textField(payload, 'id'),
+        index: fields.indexField(payload, 'index'),
+        data: fields.textField(payload, 'data'),
+        ...fields.optional(payload, 'format', fields.textField),
+      };
     case 'provider-tool-call': {
       const call = fields.objectField(payload, 'call');
       const ran: ProviderToolCall = {

@@ -1,13 +1,13 @@
 import { SseFrame } from '../../frames/SseParser.js';
 import { FinishReasonTable, TokenLogprob, Usage } from '../../types/events.js';
-import { JsonObject, excerpt, finiteNumber, isJsonObject, nonEmptyString } from '../../internal/json.js';
+import { JsonObject, copyJson, excerpt, finiteNumber, isJsonObject, nonEmptyString } from '../../internal/json.js';
 import { defineDialect } from '../Dialect.js';
 import { payloadMentioning } from '../base/finalFrames.js';
 import { GeminiParts } from './geminiParts.js';
 import { GeminiServerCalls } from './geminiServerCalls.js';
 import { GeminiServerTools } from './geminiServerTools.js';
 import { GeminiSources } from './geminiSources.js';
-import { JsonDialectParser } from '../base/JsonDialectParser.js';
+import { JsonDialectParser, MetadataPlace } from '../base/JsonDialectParser.js';
 import { describeValue } from '../base/payloadValues.js';
 
 /** The keys of a part this dialect reads: a part with none of them is of a kind it does not know. */
@@ -98,8 +98,11 @@ const MAPPED_FUNCTION_RESPONSE: ReadonlySet<string> = new Set(['id', 'name', 're
 const NO_CANDIDATES: ReadonlySet<number> = new Set();
 /** A `functionCall`: its other fields are the call's. */
 const MAPPED_FUNCTION_CALL: ReadonlySet<string> = new Set(['id', 'name', 'args', 'partialArgs', 'willContinue']);
-/** A candidate's `groundingMetadata`: the chunks and supports are its sources; the rest is the choice's. */
-const MAPPED_GROUNDING: ReadonlySet<string> = new Set(['groundingChunks', 'groundingSupports']);
+/**
+ * A candidate's `groundingMetadata`: the chunks and supports are its sources; `webSearchQueries` is
+ * kept as the union of every chunk's (see `keepQueries`); the rest is the choice's.
+ */
+const MAPPED_GROUNDING: ReadonlySet<string> = new Set(['groundingChunks', 'groundingSupports', 'webSearchQueries']);
 /** A candidate's `urlContextMetadata`: the pages read are its sources. */
 const MAPPED_URL_CONTEXT: ReadonlySet<string> = new Set(['urlMetadata']);
 
@@ -189,6 +192,8 @@ export class GeminiParser extends JsonDialectParser {
     },
   });
   private readonly sources = new GeminiSources((what) => this.protocolError(what));
+  /** The grounding's search queries of each choice so far, in order, each once. */
+  private queries: Map<number, { readonly list: string[]; readonly seen: Set<string> }> | undefined = undefined;
   /**
    * The chunk that finished a candidate with a whole call in it, its text and number, held until the
    * next frame shows whether the server ran the call (see `GeminiServerCalls`).
@@ -325,7 +330,10 @@ export class GeminiParser extends JsonDialectParser {
       this.emit({ type: 'source', choice, source });
     }
     // Read after the sources, which refuse either of them when it is not an object.
-    if (isJsonObject(grounding)) this.keepUnmapped(grounding, MAPPED_GROUNDING, place);
+    if (isJsonObject(grounding)) {
+      this.keepUnmapped(grounding, MAPPED_GROUNDING, place);
+      if (grounding['webSearchQueries'] !== undefined) this.keepQueries(grounding['webSearchQueries'], place, choice);
+    }
     if (isJsonObject(urlContext)) this.keepUnmapped(urlContext, MAPPED_URL_CONTEXT, place);
 
     // Gemini's continuationToken (finish CONTINUATION): the next request sends it to go on.
@@ -350,6 +358,26 @@ export class GeminiParser extends JsonDialectParser {
   }
 
   /** A `thoughtSignature` as an opaque item of `part` (of call `call`, for a call's). */
+  /**
+   * `groundingMetadata.webSearchQueries`, which Google requires an app to show with Search grounding:
+   * whether a later chunk's list repeats the earlier queries or holds only new ones, the choice's
+   * `webSearchQueries` is every query so far, in order, each once (kept again only when it grew).
+   */
+  private keepQueries(list: unknown, place: MetadataPlace, choice: number): void {
+    // Not a list: kept as it came, as any field the dialect does not read.
+    if (!Array.isArray(list)) return this.keepMetadata({ ...place, fields: { webSearchQueries: copyJson(list) } });
+    const queries = (this.queries ??= new Map());
+    let known = queries.get(choice);
+    if (known === undefined) queries.set(choice, (known = { list: [], seen: new Set() }));
+    const before = known.list.length;
+    for (const query of list) {
+      if (typeof query !== 'string' || known.seen.has(query)) continue;
+      known.seen.add(query);
+      known.list.push(query);
+    }
+    if (known.list.length > before) this.keepMetadata({ ...place, fields: { webSearchQueries: [...known.list] } });
+  }
+
   private emitSignature(choice: number, part: 'reasoning' | 'content' | 'tool-call' | 'turn', data: string, call?: number): void {
     const item = {
       provider: 'google',

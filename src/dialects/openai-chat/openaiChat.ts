@@ -336,12 +336,14 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
     if (reasoning === undefined && details !== undefined) reasoning = reasoningDetailsText(details);
     let content: string | undefined;
     let thinkingSignatures: string[] | undefined;
+    let references: string[] | undefined;
     const rawContent = delta['content'];
     if (Array.isArray(rawContent)) {
       // Mistral's reasoning models send content as typed parts: text, and thinking (itself parts).
       const parts = readContentParts(rawContent);
       content = parts.content;
       thinkingSignatures = parts.signatures;
+      references = parts.references;
       if (parts.reasoning !== undefined) reasoning = (reasoning ?? '') + parts.reasoning;
     } else {
       content = this.text(rawContent, where, 'content');
@@ -370,6 +372,7 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
     }
     this.readAudio(delta, choice, where);
     this.readAnnotations(delta['annotations'], choice, where);
+    if (references !== undefined) this.readReferences(references, choice);
     this.readToolCalls(delta['tool_calls'], choice, position);
     this.readFunctionCall(delta['function_call'], choice, position);
     if (delta['executed_tools'] !== undefined) this.readExecutedTools(delta['executed_tools'], choice);
@@ -463,11 +466,24 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
     this.emit(event);
   }
 
-  /** `delta.annotations`: a `source` event for each citation not emitted before. */
+  /** Mistral's reference chunks: a `document` source for each id not emitted before. */
+  private readReferences(ids: readonly string[], choice: number): void {
+    const seen = this.stateOf(choice).sourceKeys;
+    for (const documentId of ids) {
+      const key = JSON.stringify(['reference', documentId]);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      this.emit({ type: 'source', choice, source: { kind: 'document', documentId } });
+    }
+  }
+
+  /** `delta.annotations`: a `source` event for each citation not emitted before; one that names no source kept with the choice. */
   private readAnnotations(annotations: unknown, choice: number, where: string): void {
     if (annotations === undefined || annotations === null) return;
     if (!Array.isArray(annotations)) throw this.protocolError(`${where}.annotations is ${describeValue(annotations)}, not a list`);
-    for (const source of newSources(annotations, this.stateOf(choice).sourceKeys)) this.emit({ type: 'source', choice, source });
+    const unread: unknown[] = [];
+    for (const source of newSources(annotations, this.stateOf(choice).sourceKeys, unread)) this.emit({ type: 'source', choice, source });
+    for (const annotation of unread) this.keepItem(annotation, choicePlace(choice));
   }
 
   /** `choices[].logprobs`, in the Chat shape or the legacy Completions one: one `logprobs` event. */
@@ -553,10 +569,16 @@ function reasoningDetailsText(details: unknown): string | undefined {
   return text === '' ? undefined : text;
 }
 
-function readContentParts(parts: readonly unknown[]): { content?: string; reasoning?: string; signatures?: string[] } {
+function readContentParts(parts: readonly unknown[]): {
+  content?: string;
+  reasoning?: string;
+  signatures?: string[];
+  references?: string[];
+} {
   let content = '';
   let reasoning = '';
   let signatures: string[] | undefined;
+  let references: string[] | undefined;
   for (const part of parts) {
     if (!isJsonObject(part)) continue;
     if (part['type'] === 'text' && typeof part['text'] === 'string') content += part['text'];
@@ -567,9 +589,19 @@ function readContentParts(parts: readonly unknown[]): { content?: string; reason
       // A ThinkChunk's signature: what Mistral wants back with the thinking it signs.
       const signature = part['signature'];
       if (typeof signature === 'string' && signature !== '') (signatures ??= []).push(signature);
+    } else if (part['type'] === 'reference' && Array.isArray(part['reference_ids'])) {
+      // A ReferenceChunk: the ids of the documents the text before it cites; not text.
+      for (const id of part['reference_ids']) {
+        if ((typeof id === 'string' && id !== '') || (typeof id === 'number' && Number.isFinite(id))) (references ??= []).push(String(id));
+      }
     }
   }
-  return { ...(content ? { content } : {}), ...(reasoning ? { reasoning } : {}), ...(signatures ? { signatures } : {}) };
+  return {
+    ...(content ? { content } : {}),
+    ...(reasoning ? { reasoning } : {}),
+    ...(signatures ? { signatures } : {}),
+    ...(references ? { references } : {}),
+  };
 }
 
 /** The `openai-chat` dialect's factory, for `assembleChunks({ dialect: openaiChat })` and composition. */

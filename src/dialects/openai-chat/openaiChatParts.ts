@@ -43,27 +43,37 @@ const AUDIO_EXPIRY = 8;
 const AUDIO_ALL = AUDIO_ID | AUDIO_DATA | AUDIO_TRANSCRIPT | AUDIO_EXPIRY;
 
 /**
- * The sources of `delta.annotations` (OpenAI's web search: `{type: "url_citation", url_citation:
- * {start_index, end_index, url, title}}`) that `seen` does not hold yet, noted in it. A provider may
- * send the whole list again on a later chunk: an annotation is one source per url and span, however
- * often it comes. Annotations of other types, or without a url, are skipped.
+ * The sources of `delta.annotations` that `seen` does not hold yet, noted in it: OpenAI's web search
+ * (`{type: "url_citation", url_citation: {start_index, end_index, url, title}}`) and Groq's documents
+ * (`{type: "document_citation", document_citation: {document_id, start_index, end_index}}`). A provider
+ * may send the whole list again on a later chunk: an annotation is one source per url (or document)
+ * and span, however often it comes. An annotation that names no source (Groq's `function_citation`
+ * of a tool call, another type) goes to `unread`, once, for the open reply.
  */
-export function newSources(annotations: readonly unknown[], seen: Set<string>): Source[] {
+export function newSources(annotations: readonly unknown[], seen: Set<string>, unread: unknown[]): Source[] {
   const sources: Source[] = [];
   for (const annotation of annotations) {
-    if (!isJsonObject(annotation) || annotation['type'] !== 'url_citation') continue;
-    const citation = annotation['url_citation'];
-    if (!isJsonObject(citation)) continue;
-    const url = nonEmptyString(citation['url']);
-    if (url === undefined) continue;
+    const type = isJsonObject(annotation) ? annotation['type'] : undefined;
+    const citation = type === 'url_citation' || type === 'document_citation' ? (annotation as JsonObject)[type] : undefined;
+    const named = isJsonObject(citation) ? nonEmptyString(citation[type === 'url_citation' ? 'url' : 'document_id']) : undefined;
+    if (named === undefined || !isJsonObject(citation)) {
+      const key = JSON.stringify(annotation);
+      if (!seen.has(key)) unread.push(annotation);
+      seen.add(key);
+      continue;
+    }
     const start = citation['start_index'];
     const end = citation['end_index'];
     const span = isIndex(start) && isIndex(end) && start <= end ? { start, end } : undefined;
-    const key = JSON.stringify([url, span?.start ?? null, span?.end ?? null]);
+    const key = JSON.stringify([type, named, span?.start ?? null, span?.end ?? null]);
     if (seen.has(key)) continue;
     seen.add(key);
     const title = nonEmptyString(citation['title']);
-    sources.push({ kind: 'url', url, ...(title === undefined ? {} : { title }), ...(span === undefined ? {} : { span }) });
+    sources.push({
+      ...(type === 'url_citation' ? { kind: 'url', url: named } : { kind: 'document', documentId: named }),
+      ...(title === undefined ? {} : { title }),
+      ...(span === undefined ? {} : { span }),
+    });
   }
   return sources;
 }

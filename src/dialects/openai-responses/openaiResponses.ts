@@ -147,6 +147,8 @@ export class OpenAiResponsesParser extends ResponsesItemsParser {
         if (text) this.emit({ type: 'audio', choice: 0, ...(type === 'response.audio.delta' ? { data: text } : { transcript: text }) });
         return this.keepUnmapped(payload, MAPPED_TEXT_EVENT, CHOICE);
       }
+      case 'response.image_generation_call.partial_image':
+        return this.readImagePreview(payload, frame);
       case 'response.reasoning_summary_text.delta':
         return this.readReasoning(payload, 'summary', payload['summary_index']);
       case 'response.reasoning_text.delta':
@@ -167,6 +169,20 @@ export class OpenAiResponsesParser extends ResponsesItemsParser {
         if (type !== undefined && TOOL_PROGRESS_EVENTS.has(type)) return this.keepUnmapped(payload, MAPPED_TOOL_PROGRESS_EVENT, CHOICE);
         this.unknown(payload, frame);
     }
+  }
+
+  /**
+   * A preview of the image a generation call is making: an `image-preview` of the call (its item id),
+   * never kept (the finished item has the image, and says the `size`, `quality`, `background` and
+   * `output_format` the event repeats). One that names no call, index or image is passed on as `unknown`.
+   */
+  private readImagePreview(payload: JsonObject, frame: SseFrame): void {
+    const id = nonEmptyString(payload['item_id']);
+    const index = payload['partial_image_index'];
+    const data = nonEmptyString(payload['partial_image_b64']);
+    if (id === undefined || data === undefined || !isIndex(index)) return this.unknown(payload, frame);
+    const format = nonEmptyString(payload['output_format']);
+    this.emit({ type: 'image-preview', choice: 0, id, index, data, ...(format === undefined ? {} : { format }) });
   }
 
   /** An event that frames text read elsewhere (a part opened or finished, a part's whole text): only what it carries beside. */
