@@ -49,8 +49,10 @@ bytes$.pipe(decodeUtf8(), sseFrames()).subscribe((frame) => console.log(frame.da
     // 22 before the private members of the cores became #private fields, which a minifier renames; 21.5 before
     // openai-chat listed the fields it reads at each level, to keep every other one; 22.5 before the rule for
     // OpenAI-compatible replies without [DONE] and a JSON error body in place of a stream (0.7 KB); 23 before
-    // what the next turn sends back (opaque items), finish details, usage details and Groq's executed tools (1.2 KB)
-    budget: 24.5 * KIB,
+    // what the next turn sends back (opaque items), finish details, usage details and Groq's executed tools (1.2 KB); 24.5
+    // before openai-chat declared where it keeps unnamed fields (a chunk of a settled shape makes no keeping call: the
+    // bench's text rows), Groq's document citations and Mistral's reference chunks (0.7 KB)
+    budget: 24.75 * KIB,
     goal: 15 * KIB,
     code: `${SOURCE}import {
   decodeUtf8,
