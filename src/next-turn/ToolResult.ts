@@ -22,6 +22,8 @@ export type ToolResult = ToolOutput | ToolFailure;
 export interface ToolOutput {
   readonly callId: string;
   readonly name: string;
+  /** The call's `kind` (`'custom'` for a custom call: the Responses API answers it with another item). */
+  readonly kind?: 'function' | 'custom';
   readonly output: JsonValue;
   readonly error?: undefined;
 }
@@ -30,6 +32,7 @@ export interface ToolOutput {
 export interface ToolFailure {
   readonly callId: string;
   readonly name: string;
+  readonly kind?: 'function' | 'custom';
   readonly error: string;
   readonly output?: undefined;
 }
