@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttp2Server, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { StreamClosedEarlyError } from '../../src/errors/errors';
@@ -42,12 +43,17 @@ export interface CapturingServer {
   close(): Promise<void>;
 }
 
+/**
+ * `http2`: a server that speaks HTTP/2 without TLS (the AWS SDK's Bedrock client speaks only HTTP/2 to
+ * an `http:` endpoint).
+ */
 export async function capturingServer(
-  reply: (request: IncomingMessage) => { type: string; body: Uint8Array | string },
+  reply: (request: IncomingMessage | Http2ServerRequest) => { type: string; body: Uint8Array | string },
+  protocol: 'http1' | 'http2' = 'http1',
 ): Promise<CapturingServer> {
   const bodies: unknown[] = [];
   const paths: string[] = [];
-  const server: Server = createServer((request, response) => {
+  const handle = (request: IncomingMessage | Http2ServerRequest, response: ServerResponse | Http2ServerResponse): void => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
@@ -58,7 +64,8 @@ export async function capturingServer(
       response.writeHead(200, { 'content-type': answer.type });
       response.end(answer.body);
     });
-  });
+  };
+  const server = protocol === 'http2' ? createHttp2Server(handle) : createServer(handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
