@@ -89,6 +89,17 @@ describe('geminiModelTurn and geminiToolResults', () => {
     expect(completionOf(SERVER_MCP, 'gemini').toolCalls).toEqual([]);
   });
 
+  it('keeps the signature that came after the text with that text', () => {
+    const recording = marble('corpus/gemini/google-reasoning-gemini3.sse').toString('utf8');
+    const wire = partsOf(recording);
+    expect(geminiModelTurn(completionOf(recording, 'gemini')).parts).toEqual([
+      {
+        text: wire.map((part) => part.text ?? '').join(''),
+        thoughtSignature: wire.find((part) => part.thoughtSignature)!.thoughtSignature,
+      },
+    ]);
+  });
+
   it('of a cut reply, sends the parts that came whole: the thought and the text, no call yet', () => {
     const cut = RECORDED.split('\n\n').slice(0, 2).join('\n\n') + '\n\n';
     expect(geminiModelTurn(partialOf(cut, 'gemini')).parts).toEqual(partsOf(cut));
