@@ -188,6 +188,19 @@ describe('anthropicAssistantTurn and anthropicToolResults', () => {
     expect(content[sentUse + 1]).toEqual(result);
   });
 
+  it('sends an MCP tool Anthropic ran with its server name, and its result block as it came', () => {
+    const recording = marble('corpus/anthropic/anthropic-mcp.1.sse');
+    const blocks = ssePayloads(recording.toString('utf8')).map(
+      (payload) => payload['content_block'] as Record<string, unknown> | undefined,
+    );
+    const use = blocks.find((block) => block?.['type'] === 'mcp_tool_use')!;
+    const result = blocks.find((block) => block?.['type'] === 'mcp_tool_result')!;
+    const content = anthropicAssistantTurn(completionOf(recording, 'anthropic')).content;
+    const sentUse = content.findIndex((block) => block.type === 'mcp_tool_use');
+    expect(content[sentUse]).toMatchObject({ id: use['id'], name: use['name'], server_name: use['server_name'] });
+    expect(content[sentUse + 1]).toEqual(result);
+  });
+
   it.each([
     ['in the thinking, before its signature: no unsigned thinking, no call', 4, []],
     ['after the first call closed: the thinking, the text and that call, not the open one', 20, ['thinking', 'text', 'tool_use']],

@@ -29,19 +29,27 @@ export interface AnthropicToolUseBlock {
   readonly input: { readonly [key: string]: JsonValue };
 }
 
-/** A tool Anthropic ran itself (`server_tool_use`, `mcp_tool_use`), always followed by its result block. */
+/**
+ * A tool Anthropic ran itself (`server_tool_use`, `mcp_tool_use` with its `server_name`), always
+ * followed by its result block.
+ */
 export interface AnthropicServerToolUseBlock {
   readonly type: 'server_tool_use' | 'mcp_tool_use';
   readonly id: string;
   readonly name: string;
   readonly input: JsonValue;
+  readonly server_name?: string;
 }
 
-/** The result block of a tool Anthropic ran (`web_search_tool_result`, `code_execution_tool_result`, ...), its content as it came. */
+/**
+ * The result block of a tool Anthropic ran (`web_search_tool_result`, `code_execution_tool_result`,
+ * `mcp_tool_result` with its `is_error`, ...), its content as it came.
+ */
 export interface AnthropicServerToolResultBlock {
   readonly type: string;
   readonly tool_use_id: string;
   readonly content: JsonValue;
+  readonly is_error?: boolean;
 }
 
 /** A block kept whole as Anthropic sent it (a `compaction` block). */
@@ -120,8 +128,20 @@ export function anthropicAssistantTurn(reply: AssistantReply): AnthropicAssistan
     // A server tool Anthropic has not answered cannot be sent back: its result block must follow it.
     if (call.result === undefined) continue;
     if (cut && typeof call.input === 'string') continue;
+    if (call.type === 'mcp_tool_use') {
+      // The MCP blocks' own fields are kept on the choice (the last value of each): with one MCP
+      // server in the request, its name.
+      const kept = reply.choices[0]?.providerMetadata?.['anthropic'] ?? {};
+      const serverName = typeof kept['server_name'] === 'string' ? { server_name: kept['server_name'] } : {};
+      const isError = typeof kept['is_error'] === 'boolean' ? { is_error: kept['is_error'] } : {};
+      content.push(
+        { type: 'mcp_tool_use', id: call.id, name: call.name, input: call.input, ...serverName },
+        { type: 'mcp_tool_result', tool_use_id: call.id, content: call.result, ...isError },
+      );
+      continue;
+    }
     content.push(
-      { type: call.type === 'mcp_tool_use' ? 'mcp_tool_use' : 'server_tool_use', id: call.id, name: call.name, input: call.input },
+      { type: 'server_tool_use', id: call.id, name: call.name, input: call.input },
       { type: resultBlockType(call), tool_use_id: call.id, content: call.result },
     );
   }
@@ -159,10 +179,9 @@ export function anthropicToolResults(results: readonly ToolResult[]): AnthropicT
 /**
  * The type of the result block of a tool Anthropic ran, which the reply does not keep: the tool's name
  * with `_tool_result` (`web_search_tool_result`, `code_execution_tool_result`,
- * `bash_code_execution_tool_result`, ...), the tool search's shared one, MCP's.
+ * `bash_code_execution_tool_result`, ...), or the tool search's shared one.
  */
 function resultBlockType(call: ProviderToolCall): string {
-  if (call.type === 'mcp_tool_use') return 'mcp_tool_result';
   if (call.name.startsWith('tool_search_tool_')) return 'tool_search_tool_result';
   return `${call.name}_tool_result`;
 }
