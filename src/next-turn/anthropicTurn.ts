@@ -16,6 +16,7 @@ export interface AnthropicRedactedThinkingBlock {
   readonly data: string;
 }
 
+/** A text block (its citations are not sent back: the sources stay on the reply). */
 export interface AnthropicTextBlock {
   readonly type: 'text';
   readonly text: string;
@@ -68,7 +69,22 @@ export type AnthropicAssistantBlock =
   | AnthropicServerToolResultBlock
   | AnthropicOpaqueBlock;
 
-/** The assistant's message of the next Messages API request. */
+/**
+ * The assistant's message of the next Messages API request.
+ *
+ * @example
+ * ```ts
+ * import type { AnthropicAssistantMessage } from 'rxjs-llm-stream';
+ *
+ * const turn: AnthropicAssistantMessage = {
+ *   role: 'assistant',
+ *   content: [
+ *     { type: 'thinking', thinking: 'Two cities.', signature: 'EqQBCkYIBxgC' },
+ *     { type: 'tool_use', id: 'toolu_01', name: 'get_weather', input: { city: 'Paris' } },
+ *   ],
+ * };
+ * ```
+ */
 export interface AnthropicAssistantMessage {
   readonly role: 'assistant';
   readonly content: AnthropicAssistantBlock[];

@@ -9,15 +9,29 @@ export type BedrockReasoningBlock =
   | { readonly reasoningContent: { readonly reasoningText: { readonly text: string; readonly signature?: string } } }
   | { readonly reasoningContent: { readonly redactedContent: Uint8Array } };
 
+/** A text block. */
 export interface BedrockTextBlock {
   readonly text: string;
 }
 
+/** A call of the program's tools, by its `toolUseId`. */
 export interface BedrockToolUseBlock {
   readonly toolUse: { readonly toolUseId: string; readonly name: string; readonly input: JsonValue };
 }
 
-/** The assistant's message of the next Converse request. */
+/**
+ * The assistant's message of the next Converse request.
+ *
+ * @example
+ * ```ts
+ * import type { BedrockAssistantMessage } from 'rxjs-llm-stream';
+ *
+ * const turn: BedrockAssistantMessage = {
+ *   role: 'assistant',
+ *   content: [{ reasoningContent: { reasoningText: { text: 'Count the r.', signature: 'Ep0CCkgI' } } }, { text: 'Three.' }],
+ * };
+ * ```
+ */
 export interface BedrockAssistantMessage {
   readonly role: 'assistant';
   readonly content: (BedrockReasoningBlock | BedrockTextBlock | BedrockToolUseBlock)[];

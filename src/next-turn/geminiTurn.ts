@@ -32,7 +32,19 @@ export type GeminiServerToolPart =
   | { readonly functionCall: { readonly id: string; readonly name: string; readonly args: JsonValue } }
   | { readonly functionResponse: { readonly id: string; readonly name: string; readonly response: JsonValue } };
 
-/** The model's turn of the next `generateContent` request. */
+/**
+ * The model's turn of the next `generateContent` request.
+ *
+ * @example
+ * ```ts
+ * import type { GeminiModelContent } from 'rxjs-llm-stream';
+ *
+ * const turn: GeminiModelContent = {
+ *   role: 'model',
+ *   parts: [{ functionCall: { id: 'c1', name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: 'EqUCCqIC' }],
+ * };
+ * ```
+ */
 export interface GeminiModelContent {
   readonly role: 'model';
   readonly parts: (GeminiTextPart | GeminiFunctionCallPart | GeminiServerToolPart)[];

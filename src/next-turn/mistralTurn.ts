@@ -9,12 +9,25 @@ export interface MistralThinkingChunk {
   readonly signature?: string;
 }
 
+/** A text chunk. */
 export interface MistralTextChunk {
   readonly type: 'text';
   readonly text: string;
 }
 
-/** The assistant's message of the next Mistral chat request: its content as chunks, thinking first. */
+/**
+ * The assistant's message of the next Mistral chat request: its content as chunks, thinking first.
+ *
+ * @example
+ * ```ts
+ * import type { MistralAssistantMessage } from 'rxjs-llm-stream';
+ *
+ * const turn: MistralAssistantMessage = {
+ *   role: 'assistant',
+ *   content: [{ type: 'thinking', thinking: [{ type: 'text', text: 'Add them.' }], signature: 'sig' }, { type: 'text', text: '4' }],
+ * };
+ * ```
+ */
 export interface MistralAssistantMessage {
   readonly role: 'assistant';
   readonly content: (MistralThinkingChunk | MistralTextChunk)[];

@@ -8,7 +8,21 @@ export interface OllamaToolCall {
   readonly function: { readonly name: string; readonly arguments: { readonly [key: string]: JsonValue } };
 }
 
-/** The assistant's message of the next `/api/chat` request. */
+/**
+ * The assistant's message of the next `/api/chat` request.
+ *
+ * @example
+ * ```ts
+ * import type { OllamaAssistantMessage } from 'rxjs-llm-stream';
+ *
+ * const turn: OllamaAssistantMessage = {
+ *   role: 'assistant',
+ *   content: '',
+ *   thinking: 'Look it up.',
+ *   tool_calls: [{ id: 'call_1', function: { name: 'get_weather', arguments: { city: 'Paris' } } }],
+ * };
+ * ```
+ */
 export interface OllamaAssistantMessage {
   readonly role: 'assistant';
   readonly content: string;

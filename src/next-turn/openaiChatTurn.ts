@@ -19,7 +19,27 @@ export interface OpenAiChatCustomCall {
   readonly extra_content?: JsonValue;
 }
 
-/** The assistant's message of the next Chat Completions request. */
+/**
+ * The assistant's message of the next Chat Completions request.
+ *
+ * @example
+ * ```ts
+ * import type { OpenAiChatAssistantMessage } from 'rxjs-llm-stream';
+ *
+ * const turn: OpenAiChatAssistantMessage = {
+ *   role: 'assistant',
+ *   content: null,
+ *   tool_calls: [
+ *     {
+ *       id: 'function-call-1',
+ *       type: 'function',
+ *       function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+ *       extra_content: { google: { thought_signature: 'EpEgCo4g' } },
+ *     },
+ *   ],
+ * };
+ * ```
+ */
 export interface OpenAiChatAssistantMessage {
   readonly role: 'assistant';
   readonly content: string | null;

@@ -53,7 +53,19 @@ export interface ResponsesCustomToolCall {
   readonly namespace?: string;
 }
 
-/** An item of the assistant's turn, as the next request's `input` takes it. */
+/**
+ * An item of the assistant's turn, as the next request's `input` takes it.
+ *
+ * @example
+ * ```ts
+ * import type { ResponsesTurnItem } from 'rxjs-llm-stream';
+ *
+ * const items: ResponsesTurnItem[] = [
+ *   { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'gAAAAABp' },
+ *   { type: 'function_call', call_id: 'call_1', name: 'calculator', arguments: '{"a":1}' },
+ * ];
+ * ```
+ */
 export type ResponsesTurnItem =
   | ResponsesReasoningItem
   | ResponsesCompactionItem
