@@ -188,6 +188,19 @@ describe('anthropicAssistantTurn and anthropicToolResults', () => {
     expect(content[sentUse + 1]).toEqual(result);
   });
 
+  it('sends a compaction block first, whole, with the content its deltas streamed', () => {
+    const recording = marble('corpus/anthropic/anthropic-compaction.1.sse');
+    const payloads = ssePayloads(recording.toString('utf8'));
+    const streamed = payloads
+      .map((payload) => payload['delta'] as { type?: string; content?: string } | undefined)
+      .filter((delta) => delta?.type === 'compaction_delta')
+      .map((delta) => delta!.content)
+      .join('');
+    const content = anthropicAssistantTurn(completionOf(recording, 'anthropic')).content;
+    expect(content.map((block) => block.type)).toEqual(['compaction', 'text']);
+    expect(content[0]).toMatchObject({ type: 'compaction', content: streamed });
+  });
+
   it('sends an MCP tool Anthropic ran with its server name, and its result block as it came', () => {
     const recording = marble('corpus/anthropic/anthropic-mcp.1.sse');
     const blocks = ssePayloads(recording.toString('utf8')).map(
