@@ -87,6 +87,7 @@ export { anthropicAssistantTurn, anthropicToolResults } from './next-turn/anthro
 export type {
   AnthropicAssistantBlock,
   AnthropicAssistantMessage,
+  AnthropicCaller,
   AnthropicOpaqueBlock,
   AnthropicRedactedThinkingBlock,
   AnthropicServerToolResultBlock,

@@ -201,6 +201,22 @@ describe('anthropicAssistantTurn and anthropicToolResults', () => {
     expect(content[0]).toMatchObject({ type: 'compaction', content: streamed });
   });
 
+  it("sends a server tool that waits for the program's calls without a result, and each call with its caller", () => {
+    const recording = marble('corpus/anthropic/anthropic-programmatic-tool-calling.1.sse');
+    const payloads = ssePayloads(recording.toString('utf8'));
+    // The first response of the recording: the code-execution tool, then the call its code made.
+    const firstStop = payloads.findIndex((payload) => payload['type'] === 'message_stop');
+    const blocks = payloads
+      .slice(0, firstStop)
+      .flatMap((payload) => (payload['content_block'] ? [payload['content_block'] as Record<string, unknown>] : []));
+    const serverUse = blocks.find((block) => block['type'] === 'server_tool_use')!;
+    const call = blocks.find((block) => block['type'] === 'tool_use')!;
+    const content = anthropicAssistantTurn(completionOf(recording, 'anthropic')).content;
+    expect(content.map((block) => block.type)).toEqual(['text', 'server_tool_use', 'tool_use']);
+    expect(content[1]).toMatchObject({ id: serverUse['id'], name: serverUse['name'] });
+    expect(content[2]).toMatchObject({ id: call['id'], caller: call['caller'] });
+  });
+
   it('sends an MCP tool Anthropic ran with its server name, and its result block as it came', () => {
     const recording = marble('corpus/anthropic/anthropic-mcp.1.sse');
     const blocks = ssePayloads(recording.toString('utf8')).map(

@@ -22,13 +22,18 @@ export interface AnthropicTextBlock {
   readonly text: string;
 }
 
-/** A call of the program's tools. */
+/** A call of the program's tools, with the code that made it when a program did (programmatic tool calling). */
 export interface AnthropicToolUseBlock {
   readonly type: 'tool_use';
   readonly id: string;
   readonly name: string;
   readonly input: { readonly [key: string]: JsonValue };
+  readonly caller?: AnthropicCaller;
 }
+
+/** Who made a call: the model (`direct`), or the code-execution tool with its id. */
+export type AnthropicCaller =
+  { readonly type: 'direct' } | { readonly type: 'code_execution_20250825' | 'code_execution_20260120'; readonly tool_id: string };
 
 /**
  * A tool Anthropic ran itself (`server_tool_use`, `mcp_tool_use` with its `server_name`), always
@@ -141,9 +146,9 @@ export function anthropicAssistantTurn(reply: AssistantReply): AnthropicAssistan
   }
   const cut = isCutReply(reply);
   for (const call of reply.providerToolCalls ?? []) {
-    // A server tool Anthropic has not answered cannot be sent back: its result block must follow it.
-    if (call.result === undefined) continue;
-    if (cut && typeof call.input === 'string') continue;
+    // A finished reply may end in a server tool waiting for the program's calls it made (programmatic
+    // tool calling): it goes back without a result. Of a cut reply, only a server tool with its result.
+    if (cut && (call.result === undefined || typeof call.input === 'string')) continue;
     if (call.type === 'mcp_tool_use') {
       // The MCP blocks' own fields are kept on the choice (the last value of each): with one MCP
       // server in the request, its name.
@@ -152,17 +157,22 @@ export function anthropicAssistantTurn(reply: AssistantReply): AnthropicAssistan
       const isError = typeof kept['is_error'] === 'boolean' ? { is_error: kept['is_error'] } : {};
       content.push(
         { type: 'mcp_tool_use', id: call.id, name: call.name, input: call.input, ...serverName },
-        { type: 'mcp_tool_result', tool_use_id: call.id, content: call.result, ...isError },
+        ...(call.result === undefined ? [] : [{ type: 'mcp_tool_result', tool_use_id: call.id, content: call.result, ...isError }]),
       );
       continue;
     }
-    content.push(
-      { type: 'server_tool_use', id: call.id, name: call.name, input: call.input },
-      { type: resultBlockType(call), tool_use_id: call.id, content: call.result },
-    );
+    content.push({ type: 'server_tool_use', id: call.id, name: call.name, input: call.input });
+    if (call.result !== undefined) content.push({ type: resultBlockType(call), tool_use_id: call.id, content: call.result });
   }
   for (const call of sentCalls(reply)) {
-    content.push({ type: 'tool_use', id: call.id, name: call.name, input: isBlockInput(call.args) ? call.args : {} });
+    const caller = callerOf(call.providerMetadata?.['anthropic']?.['caller']);
+    content.push({
+      type: 'tool_use',
+      id: call.id,
+      name: call.name,
+      input: isBlockInput(call.args) ? call.args : {},
+      ...(caller === undefined ? {} : { caller }),
+    });
   }
   return { role: 'assistant', content };
 }
@@ -208,4 +218,16 @@ function isBlock(value: JsonValue): value is AnthropicOpaqueBlock {
 
 function isBlockInput(value: JsonValue): value is { readonly [key: string]: JsonValue } {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A call's `caller`, as the block named it, when it is one Anthropic defines. */
+function callerOf(value: JsonValue | undefined): AnthropicCaller | undefined {
+  if (!isBlockInput(value === undefined ? null : value)) return undefined;
+  const caller = value as { readonly [key: string]: JsonValue };
+  if (caller['type'] === 'direct') return { type: 'direct' };
+  const toolId = caller['tool_id'];
+  if ((caller['type'] === 'code_execution_20250825' || caller['type'] === 'code_execution_20260120') && typeof toolId === 'string') {
+    return { type: caller['type'], tool_id: toolId };
+  }
+  return undefined;
 }
