@@ -8,6 +8,10 @@ import type { DialectName } from '../../src/dialects/registry';
 import type { Completion, CompletionSnapshot } from '../../src/types/completion';
 import { type Framing, readReply } from '../support/pipeline';
 
+// The "type-check" case of each spec in this folder assigns the built turn and results to the SDK's
+// request types. Jest compiles specs with `isolatedModules` (no type check), so a type error there
+// fails `npm run typecheck` (`tsc` over spec/), which `npm test` runs before Jest, not the Jest run.
+
 /** A recorded stream of the repository, by its path under `marbles/`. */
 export function marble(path: string): Buffer {
   return readFileSync(join(__dirname, '..', '..', 'marbles', path));
