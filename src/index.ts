@@ -128,6 +128,7 @@ export type {
   OpenAiChatCustomCall,
   OpenAiChatFunctionCall,
   OpenAiChatToolMessage,
+  OpenAiChatTurnOptions,
 } from './next-turn/openaiChatTurn.js';
 export { openaiResponsesToolResults, openaiResponsesTurn } from './next-turn/openaiResponsesTurn.js';
 export type {

@@ -105,6 +105,16 @@ describe('openaiChatAssistantTurn and openaiChatToolResults', () => {
     ]);
   });
 
+  it("sends the reasoning back in the field a server names (DeepSeek's reasoning_content), and only then", () => {
+    const recording = marble('dialects/deepseek.sse').toString('utf8');
+    const reasoning = deltasOf(recording)
+      .map((delta) => (delta as { reasoning_content?: string | null }).reasoning_content ?? '')
+      .join('');
+    const completion = completionOf(recording, 'openai-chat');
+    expect(openaiChatAssistantTurn(completion, { reasoningField: 'reasoning_content' }).reasoning_content).toBe(reasoning);
+    expect(openaiChatAssistantTurn(completion)).not.toHaveProperty('reasoning_content');
+  });
+
   it('of a cut reply, sends the text and no call: a Chat call closes only at the finish', () => {
     const frames = GEMINI.split('\n\n');
     // The first call whole, the second open: the stream cut in the middle of the second call's arguments.

@@ -49,6 +49,19 @@ export interface OpenAiChatAssistantMessage {
   readonly reasoning_details?: { readonly [field: string]: JsonValue }[];
   /** Gemini's signature over the text (`{ google: { thought_signature } }`), when one came with it. */
   readonly extra_content?: JsonValue;
+  /** The reasoning text, when asked for (`reasoningField`): DeepSeek's thinking mode wants it back between calls. */
+  readonly reasoning_content?: string;
+  readonly reasoning?: string;
+}
+
+/** What a server wants beyond OpenAI's request. */
+export interface OpenAiChatTurnOptions {
+  /**
+   * The field to send the reasoning text back in, for a server that wants it: `reasoning_content`
+   * (DeepSeek's thinking mode with tool calls refuses a turn without it) or `reasoning`. Absent: not
+   * sent, as OpenAI's request has no place for it.
+   */
+  readonly reasoningField?: 'reasoning_content' | 'reasoning';
 }
 
 /** The answer to one call: a `tool` message. */
@@ -63,7 +76,8 @@ export interface OpenAiChatToolMessage {
  * refusal) and its closed calls with their ids, and what the compatible servers want back: Gemini's
  * `extra_content` on the call it came with (a call without its signature is a 400 on Gemini 3) and
  * on the message when it came with the text, OpenRouter's `reasoning_details` whole and in order. The
- * reasoning text is not sent (OpenAI's request has no place for it; OpenRouter has it in its details).
+ * reasoning text is sent only in the field `options.reasoningField` names (DeepSeek's `reasoning_content`);
+ * OpenAI's request has no place for it, and OpenRouter has it in its details.
  * Mistral's thinking goes back with its signatures in its own shape: `mistralAssistantTurn`.
  *
  * @example
@@ -77,7 +91,7 @@ export interface OpenAiChatToolMessage {
  * ];
  * ```
  */
-export function openaiChatAssistantTurn(reply: AssistantReply): OpenAiChatAssistantMessage {
+export function openaiChatAssistantTurn(reply: AssistantReply, options: OpenAiChatTurnOptions = {}): OpenAiChatAssistantMessage {
   const calls = sentCalls(reply).map((call): OpenAiChatFunctionCall | OpenAiChatCustomCall => {
     const extra = callItems(reply, call.index, 'google').find((item) => item.type === 'extra_content');
     const extraContent = extra === undefined ? {} : { extra_content: extra.data };
@@ -97,6 +111,7 @@ export function openaiChatAssistantTurn(reply: AssistantReply): OpenAiChatAssist
     ...(calls.length === 0 ? {} : { tool_calls: calls }),
     ...(details.length === 0 ? {} : { reasoning_details: details }),
     ...(textSignature === undefined ? {} : { extra_content: textSignature.data }),
+    ...(options.reasoningField === undefined || reply.reasoning === null ? {} : { [options.reasoningField]: reply.reasoning }),
   };
 }
 
