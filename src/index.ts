@@ -82,6 +82,67 @@ export type {
   StructuredOutputSnapshot,
 } from './structured/structuredOutput.js';
 
+// next-turn: the assistant's turn and the tool results, in each provider's request shape
+export { anthropicAssistantTurn, anthropicToolResults } from './next-turn/anthropicTurn.js';
+export type {
+  AnthropicAssistantBlock,
+  AnthropicAssistantMessage,
+  AnthropicCaller,
+  AnthropicOpaqueBlock,
+  AnthropicRedactedThinkingBlock,
+  AnthropicServerToolResultBlock,
+  AnthropicServerToolUseBlock,
+  AnthropicTextBlock,
+  AnthropicThinkingBlock,
+  AnthropicToolResultBlock,
+  AnthropicToolResultsMessage,
+  AnthropicToolUseBlock,
+} from './next-turn/anthropicTurn.js';
+export type { AssistantReply } from './next-turn/AssistantReply.js';
+export { bedrockConverseTurn, bedrockToolResults } from './next-turn/bedrockConverseTurn.js';
+export type {
+  BedrockAssistantMessage,
+  BedrockReasoningBlock,
+  BedrockTextBlock,
+  BedrockToolResultBlock,
+  BedrockToolResultsMessage,
+  BedrockToolUseBlock,
+} from './next-turn/bedrockConverseTurn.js';
+export { geminiModelTurn, geminiToolResults } from './next-turn/geminiTurn.js';
+export type {
+  GeminiFunctionCallPart,
+  GeminiFunctionResponseContent,
+  GeminiFunctionResponsePart,
+  GeminiModelContent,
+  GeminiObject,
+  GeminiServerToolPart,
+  GeminiTextPart,
+} from './next-turn/geminiTurn.js';
+export { mistralAssistantTurn } from './next-turn/mistralTurn.js';
+export type { MistralAssistantMessage, MistralTextChunk, MistralThinkingChunk } from './next-turn/mistralTurn.js';
+export { ollamaAssistantTurn, ollamaToolResults } from './next-turn/ollamaTurn.js';
+export type { OllamaAssistantMessage, OllamaToolCall, OllamaToolMessage } from './next-turn/ollamaTurn.js';
+export { openaiChatAssistantTurn, openaiChatToolResults } from './next-turn/openaiChatTurn.js';
+export type {
+  OpenAiChatAssistantMessage,
+  OpenAiChatCustomCall,
+  OpenAiChatFunctionCall,
+  OpenAiChatToolMessage,
+  OpenAiChatTurnOptions,
+} from './next-turn/openaiChatTurn.js';
+export { openaiResponsesToolResults, openaiResponsesTurn } from './next-turn/openaiResponsesTurn.js';
+export type {
+  ResponsesAssistantMessage,
+  ResponsesCompactionItem,
+  ResponsesCustomToolCall,
+  ResponsesFunctionCall,
+  ResponsesProgramItem,
+  ResponsesReasoningItem,
+  ResponsesToolOutput,
+  ResponsesTurnItem,
+} from './next-turn/openaiResponsesTurn.js';
+export type { ToolFailure, ToolOutput, ToolResult } from './next-turn/ToolResult.js';
+
 // ui: what goes to a browser
 export { encodeSse, encodeSseBytes } from './ui/encodeSse.js';
 export { toMessageEvents } from './ui/toMessageEvents.js';

@@ -1,0 +1,77 @@
+import type { Completion, CompletionSnapshot, PartialToolCall } from '../types/completion.js';
+import type { JsonValue, OpaqueItem, ProviderMetadata, ToolCall } from '../types/replyParts.js';
+
+/**
+ * What a turn is built from: a whole reply (`Completion`), or a reply so far (`CompletionSnapshot`,
+ * the `partial` of a `StreamClosedEarlyError`). Choice 0's parts are read: the next turn continues one
+ * choice.
+ *
+ * @example
+ * ```ts
+ * import type { AssistantReply, Completion } from 'rxjs-llm-stream';
+ *
+ * declare const completion: Completion;
+ * const reply: AssistantReply = completion;
+ * ```
+ */
+export type AssistantReply = Completion | CompletionSnapshot;
+
+/** A call the next turn may carry: whole, with its id, its name and its parsed arguments. */
+export interface SentCall {
+  readonly kind: 'function' | 'custom';
+  readonly index: number;
+  readonly id: string;
+  readonly name: string;
+  /** The arguments exactly as the model wrote them. */
+  readonly arguments: string;
+  readonly args: JsonValue;
+  readonly namespace?: string;
+  readonly providerMetadata?: ProviderMetadata;
+}
+
+/**
+ * True when `reply` is a reply so far that never finished (a cut stream's `partial`): its last block
+ * may be unfinished, its last call unclosed.
+ *
+ * @example
+ * ```ts
+ * isCutReply(error.partial); // true for the partial of a StreamClosedEarlyError
+ * ```
+ */
+export function isCutReply(reply: AssistantReply): boolean {
+  return 'finished' in reply && !reply.finished;
+}
+
+/**
+ * The calls the next turn may carry, in index order: every call of a `Completion`; of a snapshot, only
+ * the calls that closed (an id, a name and parsed arguments). A call the token limit cut is never one.
+ *
+ * @example
+ * ```ts
+ * sentCalls(completion).map((call) => call.id);
+ * ```
+ */
+export function sentCalls(reply: AssistantReply): SentCall[] {
+  const calls: SentCall[] = [];
+  for (const call of reply.toolCalls as readonly (ToolCall | PartialToolCall)[]) {
+    if ('complete' in call && !call.complete) continue;
+    if (call.id === null || call.name === null || call.args === undefined) continue;
+    const namespace = 'namespace' in call ? call.namespace : undefined;
+    calls.push({
+      kind: call.kind ?? 'function',
+      index: call.index,
+      id: call.id,
+      name: call.name,
+      arguments: call.arguments,
+      args: call.args,
+      ...(namespace === undefined ? {} : { namespace }),
+      ...(call.providerMetadata === undefined ? {} : { providerMetadata: call.providerMetadata }),
+    });
+  }
+  return calls;
+}
+
+/** The opaque items of `provider` that belong to the call numbered `call`, in arrival order. */
+export function callItems(reply: AssistantReply, call: number, provider: string): OpaqueItem[] {
+  return (reply.opaqueItems ?? []).filter((item) => item.part === 'tool-call' && item.call === call && item.provider === provider);
+}
