@@ -1,5 +1,5 @@
 import type { Completion, CompletionSnapshot, PartialToolCall } from '../types/completion.js';
-import type { JsonValue, OpaqueItem, ProviderMetadata, ToolCall } from '../types/replyParts.js';
+import type { OpaqueItem, ToolCall } from '../types/replyParts.js';
 
 /**
  * What a turn is built from: a whole reply (`Completion`), or a reply so far (`CompletionSnapshot`,
@@ -16,18 +16,8 @@ import type { JsonValue, OpaqueItem, ProviderMetadata, ToolCall } from '../types
  */
 export type AssistantReply = Completion | CompletionSnapshot;
 
-/** A call the next turn may carry: whole, with its id, its name and its parsed arguments. */
-export interface SentCall {
-  readonly kind: 'function' | 'custom';
-  readonly index: number;
-  readonly id: string;
-  readonly name: string;
-  /** The arguments exactly as the model wrote them. */
-  readonly arguments: string;
-  readonly args: JsonValue;
-  readonly namespace?: string;
-  readonly providerMetadata?: ProviderMetadata;
-}
+/** A call the next turn may carry: a whole `ToolCall`, whose `kind` is always said. */
+export type SentCall = Omit<ToolCall, 'kind'> & { readonly kind: 'function' | 'custom' };
 
 /**
  * True when `reply` is a reply so far that never finished (a cut stream's `partial`): its last block
