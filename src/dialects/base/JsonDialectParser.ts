@@ -324,12 +324,16 @@ export abstract class JsonDialectParser implements DialectParser {
   private readDeclared(payload: JsonObject, frame: SseFrame): void {
     const shape = this.json.lastTemplate;
     // A parse offered by `usePreparsed` or of another text (a dialect's own) is no template's value.
-    const templated = shape !== undefined && shape.root === payload;
-    const quiet = templated && (shape.note as QuietShape | undefined)?.changes === this.keptChanges;
-    this.keeping = !quiet;
-    this.read(payload, frame);
-    this.keeping = true;
-    if (templated && !quiet) this.settleShape(shape, payload);
+    if (shape === undefined || shape.root !== payload) return this.read(payload, frame);
+    const note = shape.note as QuietShape | undefined;
+    if (note !== undefined && note.changes === this.keptChanges) {
+      this.keeping = false;
+      this.read(payload, frame);
+      this.keeping = true;
+    } else {
+      this.read(payload, frame);
+      this.settleShape(shape, payload);
+    }
   }
 
   /**
