@@ -357,7 +357,6 @@ export class GeminiParser extends JsonDialectParser {
     this.finishCandidate(choice, raw);
   }
 
-  /** A `thoughtSignature` as an opaque item of `part` (of call `call`, for a call's). */
   /**
    * `groundingMetadata.webSearchQueries`, which Google requires an app to show with Search grounding:
    * whether a later chunk's list repeats the earlier queries or holds only new ones, the choice's
@@ -378,6 +377,7 @@ export class GeminiParser extends JsonDialectParser {
     if (known.list.length > before) this.keepMetadata({ ...place, fields: { webSearchQueries: [...known.list] } });
   }
 
+  /** A `thoughtSignature` as an opaque item of `part` (of call `call`, for a call's). */
   private emitSignature(choice: number, part: 'reasoning' | 'content' | 'tool-call' | 'turn', data: string, call?: number): void {
     const item = {
       provider: 'google',
