@@ -1,5 +1,5 @@
 import type { Completion, CompletionSnapshot, PartialToolCall } from '../types/completion.js';
-import type { OpaqueItem, ToolCall } from '../types/replyParts.js';
+import type { JsonValue, OpaqueItem, ToolCall } from '../types/replyParts.js';
 
 /**
  * What a turn is built from: a whole reply (`Completion`), or a reply so far (`CompletionSnapshot`,
@@ -64,4 +64,17 @@ export function sentCalls(reply: AssistantReply): SentCall[] {
 /** The opaque items of `provider` that belong to the call numbered `call`, in arrival order. */
 export function callItems(reply: AssistantReply, call: number, provider: string): OpaqueItem[] {
   return (reply.opaqueItems ?? []).filter((item) => item.part === 'tool-call' && item.call === call && item.provider === provider);
+}
+
+/**
+ * True for a JSON object (not null, not an array): a call's `args` that a provider takes as an object.
+ *
+ * @example
+ * ```ts
+ * isJsonRecord({ city: 'Oslo' }); // true
+ * isJsonRecord('raw text'); // false
+ * ```
+ */
+export function isJsonRecord(value: JsonValue | undefined): value is { readonly [key: string]: JsonValue } {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

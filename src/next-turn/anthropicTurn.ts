@@ -1,5 +1,5 @@
 import type { JsonValue, ProviderToolCall } from '../types/replyParts.js';
-import { type AssistantReply, isCutReply, sentCalls } from './AssistantReply.js';
+import { type AssistantReply, isCutReply, isJsonRecord, sentCalls } from './AssistantReply.js';
 import { type ToolResult, resultText } from './ToolResult.js';
 import { turnSegments } from './turnSegments.js';
 
@@ -170,7 +170,7 @@ export function anthropicAssistantTurn(reply: AssistantReply): AnthropicAssistan
       type: 'tool_use',
       id: call.id,
       name: call.name,
-      input: isBlockInput(call.args) ? call.args : {},
+      input: isJsonRecord(call.args) ? call.args : {},
       ...(caller === undefined ? {} : { caller }),
     });
   }
@@ -216,14 +216,10 @@ function isBlock(value: JsonValue): value is AnthropicOpaqueBlock {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && typeof value['type'] === 'string';
 }
 
-function isBlockInput(value: JsonValue): value is { readonly [key: string]: JsonValue } {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** A call's `caller`, as the block named it, when it is one Anthropic defines. */
 function callerOf(value: JsonValue | undefined): AnthropicCaller | undefined {
-  if (!isBlockInput(value === undefined ? null : value)) return undefined;
-  const caller = value as { readonly [key: string]: JsonValue };
+  if (!isJsonRecord(value)) return undefined;
+  const caller = value;
   if (caller['type'] === 'direct') return { type: 'direct' };
   const toolId = caller['tool_id'];
   if ((caller['type'] === 'code_execution_20250825' || caller['type'] === 'code_execution_20260120') && typeof toolId === 'string') {

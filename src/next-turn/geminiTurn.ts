@@ -1,5 +1,5 @@
 import type { JsonValue, ProviderToolCall } from '../types/replyParts.js';
-import { type AssistantReply, callItems, sentCalls } from './AssistantReply.js';
+import { type AssistantReply, callItems, isJsonRecord, sentCalls } from './AssistantReply.js';
 import type { ToolResult } from './ToolResult.js';
 import { turnSegments } from './turnSegments.js';
 
@@ -102,7 +102,7 @@ export function geminiModelTurn(reply: AssistantReply): GeminiModelContent {
   for (const call of sentCalls(reply)) {
     const signature = callItems(reply, call.index, 'google').find((item) => item.kind === 'signature' && typeof item.data === 'string');
     parts.push({
-      functionCall: { id: call.id, name: call.name, args: isObject(call.args) ? call.args : {} },
+      functionCall: { id: call.id, name: call.name, args: isJsonRecord(call.args) ? call.args : {} },
       ...(signature === undefined ? {} : { thoughtSignature: signature.data as string }),
     });
   }
@@ -154,8 +154,4 @@ function serverToolParts(call: ProviderToolCall): GeminiServerToolPart[] {
     default:
       return [];
   }
-}
-
-function isObject(value: JsonValue): value is GeminiObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

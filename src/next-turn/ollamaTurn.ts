@@ -1,5 +1,5 @@
 import type { JsonValue } from '../types/replyParts.js';
-import { type AssistantReply, sentCalls } from './AssistantReply.js';
+import { type AssistantReply, isJsonRecord, sentCalls } from './AssistantReply.js';
 import { type ToolResult, resultText } from './ToolResult.js';
 
 /** A call of the assistant's message: Ollama's arguments are an object, not text. */
@@ -55,7 +55,7 @@ export interface OllamaToolMessage {
 export function ollamaAssistantTurn(reply: AssistantReply): OllamaAssistantMessage {
   const calls = sentCalls(reply).map((call) => ({
     id: call.id,
-    function: { name: call.name, arguments: isObject(call.args) ? call.args : {} },
+    function: { name: call.name, arguments: isJsonRecord(call.args) ? call.args : {} },
   }));
   return {
     role: 'assistant',
@@ -79,8 +79,4 @@ export function ollamaAssistantTurn(reply: AssistantReply): OllamaAssistantMessa
  */
 export function ollamaToolResults(results: readonly ToolResult[]): OllamaToolMessage[] {
   return results.map((result) => ({ role: 'tool', content: resultText(result), tool_name: result.name }));
-}
-
-function isObject(value: JsonValue): value is { readonly [key: string]: JsonValue } {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
