@@ -84,6 +84,11 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 type TextPart = Mutable<Extract<SentPart, { kind: 'text' | 'reasoning' | 'refusal' }>>;
 type ChunksPart = { readonly kind: 'chunks'; readonly toolCallId: string | null; chunks: UiMessageChunk[] };
 
+/** A copy of a sent part that the encoder may grow, apart from the state it came from or goes to. */
+function copySentPart(part: SentPart): TextPart | ChunksPart {
+  return part.kind === 'chunks' ? { ...part, chunks: [...part.chunks] } : { ...part };
+}
+
 /** A text-like part open now: its kind on the wire and its id. */
 type OpenPart = { readonly kind: 'text' | 'reasoning' | 'refusal'; readonly id: string };
 
@@ -167,7 +172,7 @@ export class UiMessageEncoder {
       this.calls.set(index, { ...call, toolCallId: call.toolCallId ?? undefined, toolName: call.toolName ?? undefined });
     }
     for (const id of state.usedIds) this.usedIds.add(id);
-    this.sent = state.sent?.map((part) => (part.kind === 'chunks' ? { ...part, chunks: [...part.chunks] } : { ...part }));
+    this.sent = state.sent?.map(copySentPart);
     this.sentChars = state.sentChars ?? 0;
     const open = this.open;
     this.openSent =
@@ -188,7 +193,7 @@ export class UiMessageEncoder {
         { toolCallId: call.toolCallId ?? null, toolName: call.toolName ?? null, started: call.started, pending: call.pending },
       ]),
       usedIds: [...this.usedIds],
-      sent: this.sent?.map((part) => (part.kind === 'chunks' ? { ...part, chunks: [...part.chunks] } : { ...part })) ?? null,
+      sent: this.sent?.map(copySentPart) ?? null,
       sentChars: this.sentChars,
     };
   }
