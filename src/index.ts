@@ -28,6 +28,7 @@ export { defineDialect, dialectFactory } from './dialects/Dialect.js';
 export type { Dialect, DialectDefinition, DialectFactory, DialectOptions, DialectParser } from './dialects/Dialect.js';
 export { gemini } from './dialects/gemini/gemini.js';
 export { llamacppCompletion } from './dialects/llamacpp-completion/llamacppCompletion.js';
+export { mistralConversations } from './dialects/mistral-conversations/mistralConversations.js';
 export { ollama } from './dialects/ollama/ollama.js';
 export { openaiChat } from './dialects/openai-chat/openaiChat.js';
 export { openaiResponses } from './dialects/openai-responses/openaiResponses.js';

@@ -55,6 +55,10 @@ DIALECT_OF = {
     'dialects/typed-events.sse': 'typed-events',
 }
 
+# The folders of dialects/ named after the dialect of every recording in them. (dialects/cohere/ is not
+# one: its results are written out by hand in its spec, as marbles/README.md says.)
+FOLDER_DIALECTS = {'mistral-conversations'}
+
 
 class Fault(Exception):
     """The stream ends in one of the library's errors (the expected result is that error)."""
@@ -2207,6 +2211,154 @@ def read_bedrock_converse(raw):
 
 
 # --------------------------------------------------------------------------------------------------
+# Mistral Conversations / Agents (`/v1/conversations`, stream: true)
+
+MISTRAL_CONVERSATIONS_FINISH = normalizer({'conversation.response.done': 'stop'})
+# What each event carries that this reader reads, or knows to carry nothing (`created_at` is the
+# event's own time, `id` the entry's, not the reply's); the rest is kept, the last value of each.
+MISTRAL_MAPPED = {
+    'conversation.response.started': {'type', 'created_at', 'conversation_id'},
+    'message.output.delta': {'type', 'created_at', 'output_index', 'id', 'content_index', 'model', 'role', 'content'},
+    'function.call.delta': {'type', 'created_at', 'output_index', 'id', 'model', 'name', 'tool_call_id', 'arguments'},
+    'tool.execution': {'type', 'created_at', 'output_index', 'id', 'model', 'name', 'arguments', 'info'},
+    'conversation.response.done': {'type', 'created_at', 'usage'},
+}
+MISTRAL_MAPPED_USAGE = {'prompt_tokens', 'completion_tokens', 'total_tokens'}
+MISTRAL_MAPPED_TEXT = {'type', 'text'}
+MISTRAL_MAPPED_THINKING = {'type', 'thinking', 'signature', 'closed'}
+MISTRAL_MAPPED_REFERENCE = {'type', 'url', 'title'}
+
+
+def mistral_chunk_type(chunk):
+    """A content chunk's kind: its `type`, or (the SDK makes it optional) what its fields say."""
+    if 'type' in chunk and chunk['type'] is not None:
+        return chunk['type']
+    if 'text' in chunk:
+        return 'text'
+    if 'thinking' in chunk:
+        return 'thinking'
+    if 'tool' in chunk and 'title' in chunk:
+        return 'tool_reference'
+    return None
+
+
+def read_mistral_conversations(raw):
+    """Mistral's Conversations stream (its SDK's ConversationEvents): the conversation id is the reply's
+    id, the first `model` of an output event its model; a message's content (a string, or a chunk:
+    `text`, `thinking` with its text chunks and signature, `tool_reference` as a url source, any other
+    chunk kept whole) is the text; `function.call.delta`s are the program's calls by `tool_call_id`;
+    `tool.execution.*` the tools Mistral ran (input: the arguments' JSON, their text when not JSON, {}
+    when none; result: `info`); handoff events kept whole as items; `conversation.response.done` ends
+    it (its event type is the raw finish; there is no finish field), with usage as sent; an error
+    event is a ProviderError."""
+    assembly = Assembly('mistral-conversations')
+    assembly.provider = 'mistral'
+
+    def body():
+        frames, cut_mid_line = read_sse(raw)
+        choice = assembly.choice(0)
+        executions = {}
+        done = False
+        for number, frame in enumerate(frames, 1):
+            event = parse_payload(frame.data, f'event {number}')
+            kind = event.get('type')
+            if frame.event not in ('message', kind):
+                raise Unsupported(f'event {number}: event name {frame.event!r} differs from type {kind!r}')
+            if kind == 'conversation.response.error' or event.get('error') is not None:
+                raise Fault('ProviderError', f'event {number} is an error')
+            if kind in ('message.output.delta', 'function.call.delta', 'tool.execution.started', 'tool.execution.delta',
+                        'tool.execution.done'):
+                assembly.take_model(event.get('model'))
+            if kind == 'conversation.response.started':
+                assembly.take_id(event.get('conversation_id'))
+                keep_unmapped(assembly.metadata, event, MISTRAL_MAPPED[kind])
+            elif kind == 'message.output.delta':
+                keep_unmapped(assembly.metadata, event, MISTRAL_MAPPED[kind])
+                content = event.get('content')
+                if isinstance(content, str):
+                    if content:
+                        choice.content.append(content)
+                elif isinstance(content, dict):
+                    chunk_type = mistral_chunk_type(content)
+                    if chunk_type == 'text':
+                        keep_unmapped(choice.metadata, content, MISTRAL_MAPPED_TEXT)
+                        if text_piece(content.get('text')) is not None:
+                            choice.content.append(content['text'])
+                    elif chunk_type == 'thinking':
+                        keep_unmapped(choice.metadata, content, MISTRAL_MAPPED_THINKING)
+                        for inner in content.get('thinking') or []:
+                            if isinstance(inner, str):
+                                if inner:
+                                    choice.reasoning.append(inner)
+                            elif isinstance(inner, dict) and mistral_chunk_type(inner) == 'text':
+                                keep_unmapped(choice.metadata, inner, MISTRAL_MAPPED_TEXT)
+                                if text_piece(inner.get('text')) is not None:
+                                    choice.reasoning.append(inner['text'])
+                            else:
+                                choice.keep_item(inner)
+                        signature = content.get('signature')
+                        if text_piece(signature) is not None:
+                            choice.signatures.append(signature)
+                            choice.opaque_item('mistral', 'signature', 'signature', 'reasoning', signature)
+                    elif chunk_type == 'tool_reference' and text_piece(content.get('url')) is not None:
+                        keep_unmapped(choice.metadata, content, MISTRAL_MAPPED_REFERENCE)
+                        title = content.get('title')
+                        choice.sources.append({'kind': 'url', 'url': content['url'], **({'title': title} if text_piece(title) else {})})
+                    else:
+                        choice.keep_item(content)
+                elif content is not None:
+                    choice.keep_item(content)
+            elif kind == 'function.call.delta':
+                call_id = text_piece(event.get('tool_call_id'))
+                if call_id is None:
+                    raise Fault('ProtocolError', f'event {number}: a function call without its tool_call_id')
+                arguments = event.get('arguments')
+                call = choice.tool_fragment(('call', call_id), call_id, text_piece(event.get('name')),
+                                            arguments if isinstance(arguments, str) else '')
+                keep_unmapped(call.metadata, event, MISTRAL_MAPPED[kind])
+            elif kind in ('tool.execution.started', 'tool.execution.delta', 'tool.execution.done'):
+                keep_unmapped(assembly.metadata, event, MISTRAL_MAPPED['tool.execution'])
+                run_id = event.get('id')
+                arguments = event.get('arguments') if isinstance(event.get('arguments'), str) else ''
+                if kind == 'tool.execution.started':
+                    executions[run_id] = {'name': event.get('name') or '', 'arguments': arguments}
+                    continue
+                run_state = executions.setdefault(run_id, {'name': event.get('name') or '', 'arguments': ''})
+                if kind == 'tool.execution.delta':
+                    run_state['arguments'] += arguments
+                    continue
+                text = run_state['arguments']
+                if text == '':
+                    tool_input = {}
+                else:
+                    try:
+                        tool_input = parse_json(text)
+                    except ValueError:
+                        tool_input = text
+                choice.provider_call(run_id, run_state['name'] or event.get('name') or '', 'tool.execution', tool_input)
+                info = event.get('info')
+                choice.provider_result(run_id, info if isinstance(info, dict) else {})
+            elif kind in ('agent.handoff.started', 'agent.handoff.done'):
+                choice.keep_item(event)
+            elif kind == 'conversation.response.done':
+                keep_unmapped(assembly.metadata, event, MISTRAL_MAPPED[kind])
+                choice.raw_finish = 'conversation.response.done'
+                usage = event.get('usage') or {}
+                keep_unmapped(assembly.metadata, usage, MISTRAL_MAPPED_USAGE)
+                assembly.merge_usage({'prompt': usage.get('prompt_tokens'), 'completion': usage.get('completion_tokens'),
+                                      'total': usage.get('total_tokens')})
+                done = True
+                break
+            else:
+                raise Unsupported(f'event {number}: an event of type {kind!r}')
+        if cut_mid_line or not done:
+            raise Fault('StreamClosedEarlyError', 'no conversation.response.done')
+        return assembly.completion(MISTRAL_CONVERSATIONS_FINISH)
+
+    return run(assembly, body)
+
+
+# --------------------------------------------------------------------------------------------------
 # Driver
 
 READERS = {
@@ -2219,6 +2371,7 @@ READERS = {
     'typed-events': read_typed_events,
     'bedrock-converse': read_bedrock_converse,
     'cohere': read_cohere,
+    'mistral-conversations': read_mistral_conversations,
 }
 
 
@@ -2227,6 +2380,8 @@ def dialect_of(path):
     parts = relative.split('/')
     if parts[0] == 'corpus' and len(parts) == 3:
         return parts[1]  # corpus/<dialect>/<recording>
+    if parts[0] == 'dialects' and len(parts) == 3 and parts[1] in FOLDER_DIALECTS:
+        return parts[1]  # dialects/<dialect>/<recording>
     return DIALECT_OF.get(relative, 'openai-chat')
 
 

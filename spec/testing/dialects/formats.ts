@@ -374,4 +374,19 @@ export const FORMATS: Readonly<Record<ProviderFormat, FormatFacts>> = {
     details: ['cachedPromptTokens'],
     errorSays: 'an internal error occurred while generating the reply',
   },
+  // Mistral's Conversations stream: one choice, reasoning as thinking chunks, streamed calls; no model
+  // in the kit's events; no finish reason on the wire (the end, conversation.response.done, is the raw
+  // value, and calls make it tool_calls); usage the three counts as sent; an error is
+  // conversation.response.error with its message and code.
+  'mistral-conversations': {
+    ...base,
+    id: 'conv_test',
+    model: null,
+    ownModel: false,
+    raw: { stop: 'conversation.response.done', tool_calls: 'conversation.response.done' },
+    toolCallsByCalls: true,
+    usage: 'free',
+    details: [],
+    errorSays: 'Service unavailable, please retry',
+  },
 };
