@@ -27,6 +27,7 @@ export { cohere } from './dialects/cohere/cohere.js';
 export { defineDialect, dialectFactory } from './dialects/Dialect.js';
 export type { Dialect, DialectDefinition, DialectFactory, DialectOptions, DialectParser } from './dialects/Dialect.js';
 export { gemini } from './dialects/gemini/gemini.js';
+export { geminiInteractions } from './dialects/gemini-interactions/geminiInteractions.js';
 export { llamacppCompletion } from './dialects/llamacpp-completion/llamacppCompletion.js';
 export { mistralConversations } from './dialects/mistral-conversations/mistralConversations.js';
 export { ollama } from './dialects/ollama/ollama.js';

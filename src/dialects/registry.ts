@@ -6,6 +6,7 @@ import { chatEvents } from './chat-events/chatEvents.js';
 import { cohere } from './cohere/cohere.js';
 import { Dialect } from './Dialect.js';
 import { gemini } from './gemini/gemini.js';
+import { geminiInteractions } from './gemini-interactions/geminiInteractions.js';
 import { mistralConversations } from './mistral-conversations/mistralConversations.js';
 import { llamacppCompletion } from './llamacpp-completion/llamacppCompletion.js';
 import { ollama } from './ollama/ollama.js';
@@ -33,6 +34,7 @@ export const DIALECT_LIST = [
   typedEvents,
   cohere,
   mistralConversations,
+  geminiInteractions,
   gemini,
   openaiChat,
   ollama,

@@ -389,4 +389,31 @@ export const FORMATS: Readonly<Record<ProviderFormat, FormatFacts>> = {
     details: [],
     errorSays: 'Service unavailable, please retry',
   },
+  // Gemini's Interactions stream: one choice, a thought step's summary as reasoning and its one
+  // signature as a thought_signature delta, a model_output step, function_call steps with streamed
+  // arguments; the interaction's status as the raw finish; usage: input, output less thoughts,
+  // thoughts and cache as given, the total as given; an error is an `error` event.
+  'gemini-interactions': {
+    ...base,
+    id: 'v1_test',
+    model: 'gemini-3-flash-preview',
+    signatures: 1,
+    raw: { stop: 'completed', tool_calls: 'requires_action', length: 'incomplete', error: 'failed', other: 'cancelled' },
+    usage: 'free',
+    details: ['cachedPromptTokens', 'reasoningTokens'],
+    errorSays: 'An internal error has occurred. Please retry.',
+    // The interaction's `object`, which no field of a completion names.
+    envelope: { google: { object: 'interaction' } },
+    // The thought step (step 0)'s signature, after its summary.
+    opaqueItems: (choice) =>
+      (choice.reasoningSignatures ?? []).map((data) => ({
+        provider: 'google',
+        kind: 'signature',
+        type: 'thought_signature',
+        part: 'reasoning',
+        block: 0,
+        data,
+        at: afterReasoning(choice),
+      })),
+  },
 };
