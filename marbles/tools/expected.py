@@ -15,7 +15,9 @@ Standard library only (Python 3.8+). What it implements:
 * Dialects: OpenAI Chat Completions and its compatibles (`openai-chat`), Anthropic Messages
   (`anthropic`), OpenAI Responses (`openai-responses`: function and custom calls, citations as
   sources, the tools the provider runs itself, log probabilities), Gemini native (`gemini`), Ollama
-  native (`ollama`), llama.cpp native `/completion` (`llamacpp-completion`).
+  native (`ollama`), llama.cpp native `/completion` (`llamacpp-completion`), Cohere v2 (`cohere`),
+  Bedrock ConverseStream (`bedrock-converse`), Mistral Conversations (`mistral-conversations`), Gemini's
+  Interactions API (`gemini-interactions`).
 * Assembly into the `Completion` of src/events.ts (key order as in the interface), or an error with
   the partial result, per marbles/README.md.
 
