@@ -2373,7 +2373,7 @@ GEMINI_INTERACTIONS_FINISH = normalizer({
 })
 # Read, or known to carry nothing (`event_id` differs on every event); the rest is kept.
 INTERACTION_MAPPED_EVENT = {'event_type', 'event_id', 'interaction', 'interaction_id', 'status', 'index', 'step', 'delta',
-                            'metadata', 'usage', 'continuation_token'}
+                            'metadata', 'usage'}
 INTERACTION_MAPPED_RESOURCE = {'id', 'model', 'status', 'usage', 'steps', 'updated', 'continuation_token'}
 INTERACTION_MAPPED_STEP = {
     'thought': {'type', 'summary', 'signature'},

@@ -123,6 +123,16 @@ describe('gemini-interactions', () => {
     ]);
   });
 
+  it('keeps the continuation token of a status update (to resume decoding after a disconnect) on the reply, the last one', () => {
+    const update = (token: string) =>
+      named({ event_type: 'interaction.status_update', interaction_id: 'v1_1', status: 'in_progress', continuation_token: token });
+    const { events } = read([created(), update('t1'), update('t2'), completed()]);
+    expect(events.filter((event) => event.type === 'provider-metadata')).toEqual([
+      { type: 'provider-metadata', provider: 'google', fields: { continuation_token: 't1' } },
+      { type: 'provider-metadata', provider: 'google', fields: { continuation_token: 't2' } },
+    ]);
+  });
+
   it('keeps the continuation token of an incomplete interaction as an opaque item of the turn, and finishes for length', () => {
     const { events } = read([
       created(),

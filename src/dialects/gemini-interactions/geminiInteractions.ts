@@ -56,7 +56,6 @@ const MAPPED_EVENT: ReadonlySet<string> = new Set([
   'delta',
   'metadata',
   'usage',
-  'continuation_token',
 ]);
 /** The interaction of `interaction.created` and `.completed`: `updated` changes, `steps` repeats what streamed. */
 const MAPPED_INTERACTION: ReadonlySet<string> = new Set(['id', 'model', 'status', 'usage', 'steps', 'updated', 'continuation_token']);
