@@ -177,6 +177,9 @@ export type { ToolLoopFormat } from './tool-loop/ToolLoopFormat.js';
 
 // ui: what goes to a browser
 export { encodeSse, encodeSseBytes } from './ui/encodeSse.js';
+export { toolLoopUiMessageStream } from './ui/toolLoopUiMessageStream.js';
+export type { ToolLoopUiMessageStreamOptions } from './ui/toolLoopUiMessageStream.js';
+export type { ToolLoopUiEncoderOptions } from './ui/ToolLoopUiEncoder.js';
 export { toMessageEvents } from './ui/toMessageEvents.js';
 export type { MessageEventsOptions, SseMessageEvent } from './ui/toMessageEvents.js';
 export { encodeUiMessageSse, toUiMessageStream } from './ui/toUiMessageStream.js';

@@ -57,4 +57,5 @@ export { CallSchedule } from '../tool-loop/CallSchedule.js';
 
 // ui
 export { SseEncoder } from '../ui/SseEncoder.js';
+export { ToolLoopUiEncoder } from '../ui/ToolLoopUiEncoder.js';
 export { UiMessageEncoder } from '../ui/UiMessageEncoder.js';
