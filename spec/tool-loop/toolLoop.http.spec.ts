@@ -6,7 +6,15 @@ import type { TestReply } from '../../src/dialects/writing/TestReply';
 import type { ProviderFormat } from '../../src/dialects/writing/wire';
 import { fromResponse } from '../../src/io/fromResponse';
 import { providerStream } from '../../src/testing/writeProviderStream';
-import { anthropicLoop, openaiChatLoop } from '../../src/tool-loop/loopFormats';
+import {
+  anthropicLoop,
+  bedrockConverseLoop,
+  bedrockInvokeLoop,
+  geminiLoop,
+  ollamaLoop,
+  openaiChatLoop,
+  openaiResponsesLoop,
+} from '../../src/tool-loop/loopFormats';
 import { toolLoop, type ToolLoopRequestContext } from '../../src/tool-loop/toolLoop';
 import type { ToolLoopEvent } from '../../src/tool-loop/ToolLoopEvent';
 import type { ToolLoopFormat } from '../../src/tool-loop/ToolLoopFormat';
@@ -24,7 +32,20 @@ interface FakeProvider {
   readonly results: (messages: readonly Json[]) => string[] | undefined;
 }
 
-const PROVIDERS: Record<'openai-chat' | 'anthropic', FakeProvider> = {
+/** The outputs the conversation's results carry (`4 C`, ...), in the order they are in, once there are results. */
+function outputsInOrder(messages: readonly Json[]): string[] | undefined {
+  if (messages.length <= 1) return undefined;
+  return [...JSON.stringify(messages.slice(1)).matchAll(/\d+ C/g)].map((match) => match[0]);
+}
+
+type Name = 'openai-chat' | 'anthropic' | 'openai-responses' | 'gemini' | 'ollama' | 'bedrock-converse' | 'bedrock-invoke';
+
+const PROVIDERS: Record<Name, FakeProvider> = {
+  'openai-responses': { format: 'openai-responses', results: outputsInOrder },
+  gemini: { format: 'gemini', results: outputsInOrder },
+  ollama: { format: 'ollama', results: outputsInOrder },
+  'bedrock-converse': { format: 'bedrock-converse', results: outputsInOrder },
+  'bedrock-invoke': { format: 'bedrock-invoke', results: outputsInOrder },
   'openai-chat': {
     format: 'openai-chat',
     results: (messages) => {
@@ -126,39 +147,54 @@ const tools = {
 };
 
 describe.each([
-  // The conversation at the end: per provider, the turn and the results as its API wants them.
-  ['openai-chat', openaiChatLoop as ToolLoopFormat<unknown>, ['user', 'assistant', 'tool', 'tool', 'assistant']],
-  ['anthropic', anthropicLoop as ToolLoopFormat<unknown>, ['user', 'assistant', 'user', 'assistant']],
-] as const)('toolLoop over HTTP, %s', (name, format, roles) => {
-  const question = { role: 'user', content: 'Weather in Oslo and Paris?' };
-  it('runs the calls, sends the turn and the results in call order, and ends with the text made of them', async () => {
-    const events: ToolLoopEvent<unknown>[] = await lastValueFrom(
-      toolLoop({ format, request: post(name), conversation: [question], tools }).pipe(toArray()),
-    );
-    const finish = events.at(-1)!;
-    if (finish.type !== 'loop-finish') throw new Error(`the loop ended with ${finish.type}`);
-    // The server's second reply is made of the results it received, in the order it received them.
-    expect(finish.completion.content).toBe('call_oslo=4 C; call_paris=17 C');
-    expect(finish.steps.map((step) => [step.step, step.usage?.totalTokens, step.toolCalls])).toEqual([
-      [1, 30, 2],
-      [2, 52, 0],
-    ]);
-    expect(received).toHaveLength(2);
-    const texts = events.flatMap((event) => (event.type === 'event' && event.event.type === 'content' ? [event.step] : []));
-    expect(new Set(texts)).toEqual(new Set([1, 2]));
-    // The assistant's turn went back with the calls' ids.
-    expect(JSON.stringify((received[1]!['messages'] as Json[])[1])).toContain('call_paris');
-    expect(finish.conversation.map((message) => (message as Json)['role'])).toEqual(roles);
-  });
+  // The last text (made by the server of what it received: with the call ids where it reads them), and
+  // the conversation at the end by role (or item type): per provider, the turn and the results as its API wants them.
+  ['openai-chat', openaiChatLoop, 'call_oslo=4 C; call_paris=17 C', ['user', 'assistant', 'tool', 'tool', 'assistant']],
+  ['anthropic', anthropicLoop, 'call_oslo=4 C; call_paris=17 C', ['user', 'assistant', 'user', 'assistant']],
+  ['bedrock-invoke', bedrockInvokeLoop, '4 C; 17 C', ['user', 'assistant', 'user', 'assistant']],
+  ['bedrock-converse', bedrockConverseLoop, '4 C; 17 C', ['user', 'assistant', 'user', 'assistant']],
+  ['gemini', geminiLoop, '4 C; 17 C', ['user', 'model', 'user', 'model']],
+  ['ollama', ollamaLoop, '4 C; 17 C', ['user', 'assistant', 'tool', 'tool', 'assistant']],
+  [
+    'openai-responses',
+    openaiResponsesLoop,
+    '4 C; 17 C',
+    ['user', 'assistant', 'function_call', 'function_call', 'function_call_output', 'function_call_output', 'assistant'],
+  ],
+] as const satisfies ReadonlyArray<readonly [Name, ToolLoopFormat<unknown>, string, readonly string[]]>)(
+  'toolLoop over HTTP, %s',
+  (name, loopFormat, text, roles) => {
+    const format = loopFormat as ToolLoopFormat<unknown>;
+    const question = { role: 'user', content: 'Weather in Oslo and Paris?' };
+    it('runs the calls, sends the turn and the results in call order, and ends with the text made of them', async () => {
+      const events: ToolLoopEvent<unknown>[] = await lastValueFrom(
+        toolLoop({ format, request: post(name), conversation: [question], tools }).pipe(toArray()),
+      );
+      const finish = events.at(-1)!;
+      if (finish.type !== 'loop-finish') throw new Error(`the loop ended with ${finish.type}`);
+      // The server's second reply is made of the results it received, in the order it received them.
+      expect(finish.completion.content).toBe(text);
+      expect(finish.steps.map((step) => [step.step, step.usage?.totalTokens, step.toolCalls])).toEqual([
+        [1, 30, 2],
+        [2, 52, 0],
+      ]);
+      expect(received).toHaveLength(2);
+      const texts = events.flatMap((event) => (event.type === 'event' && event.event.type === 'content' ? [event.step] : []));
+      expect(new Set(texts)).toEqual(new Set([1, 2]));
+      // The assistant's turn went back with the calls' ids (Gemini's wire has none: the library names them).
+      if (name !== 'gemini') expect(JSON.stringify(received[1]!['messages'])).toContain('call_paris');
+      expect(finish.conversation.map((message) => (message as Json)['role'] ?? (message as Json)['type'])).toEqual(roles);
+    });
 
-  it('aborts the request in flight when the subscriber leaves: the server sees its connection close', async () => {
-    const closed = new Promise<void>((resolve) => {
-      holdOpen = (response) => response.on('close', () => resolve());
+    it('aborts the request in flight when the subscriber leaves: the server sees its connection close', async () => {
+      const closed = new Promise<void>((resolve) => {
+        holdOpen = (response) => response.on('close', () => resolve());
+      });
+      const subscription = toolLoop({ format, request: post(name), conversation: [question], tools }).subscribe((event) => {
+        if (event.type === 'event') subscription.unsubscribe();
+      });
+      await closed;
+      expect(received).toHaveLength(1);
     });
-    const subscription = toolLoop({ format, request: post(name), conversation: [question], tools }).subscribe((event) => {
-      if (event.type === 'event') subscription.unsubscribe();
-    });
-    await closed;
-    expect(received).toHaveLength(1);
-  });
-});
+  },
+);
