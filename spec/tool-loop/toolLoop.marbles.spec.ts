@@ -378,6 +378,76 @@ describe('toolLoop, in virtual time', () => {
   });
 });
 
+describe('toolLoop, errors of the app', () => {
+  it('ends in what stopWhen or the format throws, the request of the next step never made', () => {
+    scheduler.run(({ cold, flush }) => {
+      const thrown = new Error('stopWhen broke');
+      const { request, sent } = stepsAnswer(cold, [callsReply([['ping', {}]]), textReply('never')]);
+      const stopWhen = (): boolean => {
+        throw thrown;
+      };
+      const { ended } = record(
+        toolLoop({ format: openaiChatLoop, request, conversation: [USER], tools: { ping: { execute: () => 'pong' } }, stopWhen }),
+      );
+      flush();
+      expect(ended.error).toBe(thrown);
+      expect(sent).toHaveLength(1);
+    });
+  });
+});
+
+describe('toolLoop, cancelled', () => {
+  it('tells onCancel what it had when the subscriber leaves mid-tool: the conversation, each step, the reply', () => {
+    scheduler.run(({ cold, flush }) => {
+      const usage = { promptTokens: 3, completionTokens: 2, totalTokens: 5 };
+      const { request } = stepsAnswer(cold, [callsReply([['work', {}]], usage)]);
+      const had: unknown[] = [];
+      const loop$ = toolLoop({
+        format: openaiChatLoop,
+        request,
+        conversation: [USER],
+        tools: { work: { execute: () => cold<JsonValue>('-----(x|)', { x: 'late' }) } },
+        onCancel: (partial) => had.push(partial),
+      });
+      const subscription = loop$.subscribe();
+      scheduler.schedule(() => subscription.unsubscribe(), 4);
+      flush();
+      expect(had).toEqual([
+        {
+          conversation: [USER],
+          steps: [{ step: 1, usage, finishReason: 'tool_calls', toolCalls: 1 }],
+          reply: expect.objectContaining({ toolCalls: [expect.objectContaining({ id: 'call_0', name: 'work' })] }),
+        },
+      ]);
+    });
+  });
+
+  it('does not call onCancel for a loop that ended, by its finish or in error', () => {
+    scheduler.run(({ cold, flush }) => {
+      const had: unknown[] = [];
+      const { request } = stepsAnswer(cold, [textReply('done')]);
+      const subscription = toolLoop({
+        format: openaiChatLoop,
+        request,
+        conversation: [USER],
+        tools: {},
+        onCancel: (p) => had.push(p),
+      }).subscribe();
+      const failing = toolLoop({
+        format: openaiChatLoop,
+        request: () => cold('--#'),
+        conversation: [USER],
+        tools: {},
+        onCancel: (p) => had.push(p),
+      }).subscribe({ error: () => {} });
+      flush();
+      subscription.unsubscribe();
+      failing.unsubscribe();
+      expect(had).toEqual([]);
+    });
+  });
+});
+
 describe('toolLoop, its options', () => {
   it('refuses a tool that may need approval when no approve function is given, and a concurrency or maxSteps below 1', () => {
     const base = { format: openaiChatLoop, request: () => NEVER, conversation: [USER] };

@@ -84,6 +84,12 @@ export interface ToolLoopOptions<Message, Turn, Tools> {
   readonly onToolError?: 'result' | 'end';
   /** Start each call at its `tool-call` event, while the rest of the reply still streams; default `false` (at the reply's end). */
   readonly eager?: boolean;
+  /**
+   * Told what the loop had when its subscriber leaves before it ended (not after its finish or an
+   * error): the conversation as of the last finished step, every step begun, the current reply so far.
+   * Called during the unsubscribe: what it throws is thrown there (RxJS's `UnsubscriptionError`).
+   */
+  readonly onCancel?: (had: ToolLoopPartial<Message | Turn>) => void;
 }
 
 /** A call's result with the event that reports it. */
@@ -158,6 +164,10 @@ export function toolLoop<Message, Turn, Tools>(options: ToolLoopOptions<Message,
   return new Observable<ToolLoopEvent<Message | Turn>>((subscriber) => {
     const loop = new Subscription();
     const steps: ToolLoopStep[] = [];
+    /** What the loop has now, for `onCancel`: the current step's partial. */
+    let had: (() => ToolLoopPartial<Message | Turn>) | undefined;
+    /** Set when the loop completes or errors: a teardown after that is no cancel. */
+    let ended = false;
 
     const runStep = (step: number, conversation: Conversation): void => {
       const own = new Subscription();
@@ -179,12 +189,14 @@ export function toolLoop<Message, Turn, Tools>(options: ToolLoopOptions<Message,
         steps: [...steps, stepOf(step, reply)],
         reply,
       });
+      // Not marked finished: the teardown that follows aborts the request in flight. A second error
+      // (a tool's, after the reply's) finds the subscriber closed.
+      had = () => partialWith(completion ?? tracker.snapshot());
       const fail = (error: unknown): void => {
-        if (finished) return;
-        finished = true;
         if (error instanceof LlmStreamError && !(error instanceof ToolLoopError)) {
           error.partial = partialWith(isCompletionSnapshot(error.partial) ? error.partial : tracker.snapshot());
         }
+        ended = true;
         subscriber.error(error);
       };
       /** Runs `body`, routing what it throws to the loop's error. */
@@ -213,12 +225,14 @@ export function toolLoop<Message, Turn, Tools>(options: ToolLoopOptions<Message,
         subscriber.next(stepFinish);
         const done = (reason: 'no-calls' | 'stop-when'): void => {
           subscriber.next({ type: 'loop-finish', reason, completion: reply, conversation: next, steps: [...steps] });
+          ended = true;
           subscriber.complete();
         };
         if (results.length === 0) return done('no-calls');
         if (options.stopWhen?.(stepFinish, [...steps]) === true) return done('stop-when');
         if (step >= maxSteps) {
           const message = `the model still asked for calls after ${maxSteps} step${maxSteps === 1 ? '' : 's'} (maxSteps)`;
+          ended = true;
           subscriber.error(new ToolLoopError(message, { reason: 'max-steps', partial: { conversation: next, steps: [...steps], reply } }));
           return;
         }
@@ -348,7 +362,10 @@ export function toolLoop<Message, Turn, Tools>(options: ToolLoopOptions<Message,
     };
 
     runStep(1, options.conversation);
-    return loop;
+    return () => {
+      loop.unsubscribe();
+      if (!ended && had !== undefined) options.onCancel?.(had());
+    };
   });
 }
 
