@@ -144,8 +144,6 @@ export type {
 export type { ToolFailure, ToolOutput, ToolResult } from './next-turn/ToolResult.js';
 
 // tool-loop: the tool loop as an Observable
-export { TOOL_LOOP_REASONS } from './errors/toolLoopReasons.js';
-export type { ToolLoopReason } from './errors/toolLoopReasons.js';
 export {
   anthropicLoop,
   bedrockConverseLoop,
@@ -177,11 +175,11 @@ export type { ToolLoopFormat } from './tool-loop/ToolLoopFormat.js';
 
 // ui: what goes to a browser
 export { encodeSse, encodeSseBytes } from './ui/encodeSse.js';
+export { toMessageEvents } from './ui/toMessageEvents.js';
+export type { MessageEventsOptions, SseMessageEvent } from './ui/toMessageEvents.js';
 export { toolLoopUiMessageStream } from './ui/toolLoopUiMessageStream.js';
 export type { ToolLoopUiMessageStreamOptions } from './ui/toolLoopUiMessageStream.js';
 export type { ToolLoopUiEncoderOptions } from './ui/ToolLoopUiEncoder.js';
-export { toMessageEvents } from './ui/toMessageEvents.js';
-export type { MessageEventsOptions, SseMessageEvent } from './ui/toMessageEvents.js';
 export { encodeUiMessageSse, toUiMessageStream } from './ui/toUiMessageStream.js';
 export type { UiMessageStreamOptions } from './ui/toUiMessageStream.js';
 export type { UiMessageEncoderOptions, UiMessageEncoderState } from './ui/UiMessageEncoder.js';
@@ -228,6 +226,8 @@ export { clientErrorData, publicErrorData, publicErrorText } from './errors/publ
 export type { ErrorExposureOptions } from './errors/publicErrorData.js';
 export { STRUCTURED_OUTPUT_REASONS } from './errors/structuredOutputReasons.js';
 export type { StructuredOutputReason } from './errors/structuredOutputReasons.js';
+export { TOOL_LOOP_REASONS } from './errors/toolLoopReasons.js';
+export type { ToolLoopReason } from './errors/toolLoopReasons.js';
 
 // types: the events, the completion and the parts of a reply
 export type {
