@@ -1,4 +1,4 @@
-import { Observable, Subscription, defer, from, of, switchMap } from 'rxjs';
+import { Observable, Subscription, defer, from, map, of, switchMap } from 'rxjs';
 import { LlmStreamError } from '../errors/errors.js';
 import type { ToolFailure, ToolOutput, ToolResult } from '../next-turn/ToolResult.js';
 import { CompletionTracker } from '../reply/CompletionTracker.js';
@@ -189,9 +189,9 @@ export function toolLoop<Message, Turn, Tools>(options: ToolLoopOptions<Message,
         steps: [...steps, stepOf(step, reply)],
         reply,
       });
+      had = () => partialWith(completion ?? tracker.snapshot());
       // Not marked finished: the teardown that follows aborts the request in flight. A second error
       // (a tool's, after the reply's) finds the subscriber closed.
-      had = () => partialWith(completion ?? tracker.snapshot());
       const fail = (error: unknown): void => {
         if (error instanceof LlmStreamError && !(error instanceof ToolLoopError)) {
           error.partial = partialWith(isCompletionSnapshot(error.partial) ? error.partial : tracker.snapshot());
@@ -312,9 +312,7 @@ export function toolLoop<Message, Turn, Tools>(options: ToolLoopOptions<Message,
             const asks = needs === true || (typeof needs === 'function' && needs(verdict.args, call) === true);
             if (!asks) return of({ args: verdict.args as unknown, approved: true });
             subscriber.next({ type: 'approval-request', step, call });
-            return approvalAnswer(options.approve!({ step, call })).pipe(
-              switchMap((approved) => of({ args: verdict.args as unknown, approved })),
-            );
+            return approvalAnswer(options.approve!({ step, call })).pipe(map((approved) => ({ args: verdict.args as unknown, approved })));
           }),
         );
         own.add(
