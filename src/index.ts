@@ -145,10 +145,43 @@ export type {
 } from './next-turn/openaiResponsesTurn.js';
 export type { ToolFailure, ToolOutput, ToolResult } from './next-turn/ToolResult.js';
 
+// tool-loop: the tool loop as an Observable
+export {
+  anthropicLoop,
+  bedrockConverseLoop,
+  bedrockInvokeLoop,
+  geminiLoop,
+  ollamaLoop,
+  openaiChatLoop,
+  openaiResponsesLoop,
+} from './tool-loop/loopFormats.js';
+export type { LoopTool, LoopTools, ToolContext, ToolOutcome } from './tool-loop/LoopTool.js';
+export { DEFAULT_MAX_STEPS, toolLoop } from './tool-loop/toolLoop.js';
+export type { ApprovalRequest, ToolLoopOptions, ToolLoopRequestContext } from './tool-loop/toolLoop.js';
+export { ToolLoopError } from './tool-loop/ToolLoopError.js';
+export { isToolLoopPartial } from './tool-loop/ToolLoopEvent.js';
+export type {
+  ToolErrorReason,
+  ToolLoopApprovalRequest,
+  ToolLoopErrorEvent,
+  ToolLoopEvent,
+  ToolLoopFinish,
+  ToolLoopPartial,
+  ToolLoopReplyEvent,
+  ToolLoopResultEvent,
+  ToolLoopStep,
+  ToolLoopStepFinish,
+  ToolLoopStepStart,
+} from './tool-loop/ToolLoopEvent.js';
+export type { ToolLoopFormat } from './tool-loop/ToolLoopFormat.js';
+
 // ui: what goes to a browser
 export { encodeSse, encodeSseBytes } from './ui/encodeSse.js';
 export { toMessageEvents } from './ui/toMessageEvents.js';
 export type { MessageEventsOptions, SseMessageEvent } from './ui/toMessageEvents.js';
+export { toolLoopUiMessageStream } from './ui/toolLoopUiMessageStream.js';
+export type { ToolLoopUiMessageStreamOptions } from './ui/toolLoopUiMessageStream.js';
+export type { ToolLoopUiEncoderOptions } from './ui/ToolLoopUiEncoder.js';
 export { encodeUiMessageSse, toUiMessageStream } from './ui/toUiMessageStream.js';
 export type { UiMessageStreamOptions } from './ui/toUiMessageStream.js';
 export type { UiMessageEncoderOptions, UiMessageEncoderState } from './ui/UiMessageEncoder.js';
@@ -195,6 +228,8 @@ export { clientErrorData, publicErrorData, publicErrorText } from './errors/publ
 export type { ErrorExposureOptions } from './errors/publicErrorData.js';
 export { STRUCTURED_OUTPUT_REASONS } from './errors/structuredOutputReasons.js';
 export type { StructuredOutputReason } from './errors/structuredOutputReasons.js';
+export { TOOL_LOOP_REASONS } from './errors/toolLoopReasons.js';
+export type { ToolLoopReason } from './errors/toolLoopReasons.js';
 
 // types: the events, the completion and the parts of a reply
 export type {

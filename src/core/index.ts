@@ -54,6 +54,10 @@ export type { StructuredJsonOptions } from '../structured/StructuredJson.js';
 export { StructuredOutputReader } from '../structured/StructuredOutputReader.js';
 export type { StructuredOutputReaderOptions } from '../structured/StructuredOutputReader.js';
 
+// tool-loop
+export { CallSchedule } from '../tool-loop/CallSchedule.js';
+
 // ui
 export { SseEncoder } from '../ui/SseEncoder.js';
+export { ToolLoopUiEncoder } from '../ui/ToolLoopUiEncoder.js';
 export { UiMessageEncoder } from '../ui/UiMessageEncoder.js';

@@ -1,6 +1,7 @@
 import type { ToolCall } from '../types/events.js';
 import type { StructuredOutputReason as OutputReason } from './structuredOutputReasons.js';
 import type { StandardSchemaV1Issue } from '../types/standardSchema.js';
+import type { ToolLoopReason } from './toolLoopReasons.js';
 
 /**
  * Where in the input a fault was found. Each layer fills in what it counts: the byte layer a byte
@@ -85,7 +86,15 @@ export const TOOL_ARGUMENTS_REASONS = ['invalid-arguments', 'unknown-tool'] as c
 
 /** Every `reason` of every error of this library: a string code to branch on, as messages are for people. */
 export type LlmStreamErrorReason =
-  ClosedEarlyReason | ProtocolReason | ProviderReason | ToolArgumentsReason | OutputReason | 'idle' | 'over-cap' | 'stalled';
+  | ClosedEarlyReason
+  | ProtocolReason
+  | ProviderReason
+  | ToolArgumentsReason
+  | OutputReason
+  | ToolLoopReason
+  | 'idle'
+  | 'over-cap'
+  | 'stalled';
 
 /** Options shared by every error of this library. */
 export interface LlmStreamErrorOptions<R extends LlmStreamErrorReason = LlmStreamErrorReason> {

@@ -28,6 +28,7 @@ const LIBRARY_ERROR_NAMES: ReadonlySet<string> = new Set([
   'ProviderError',
   'StreamIdleError',
   'ToolArgumentsError',
+  'ToolLoopError',
   'StructuredOutputError',
   'IncompleteOutputError',
   'SlowClientError',

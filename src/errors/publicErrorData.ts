@@ -40,6 +40,8 @@ function fixedMessage(data: StreamErrorData): string {
       return 'the provider sent nothing for too long';
     case 'ToolArgumentsError':
       return 'a tool call of the model was refused';
+    case 'ToolLoopError':
+      return data.reason === 'max-steps' ? 'the tool loop reached its step limit' : 'a tool failed and ended the tool loop';
     default:
       return 'the stream failed on the server before its end';
   }

@@ -17,8 +17,13 @@ export interface UiMessageStreamOptions extends UiMessageEncoderOptions, ErrorEx
 /**
  * The `errorText` a client gets when the app gave none: the fixed text and codes of `publicErrorText`,
  * or with `exposeErrors` this library's error message (and still a fixed text for another error).
+ *
+ * @example
+ * ```ts
+ * uiErrorText(false)(new ProviderError('HTTP 429: org-4f2a', { status: 429 })); // the fixed text and codes
+ * ```
  */
-function defaultErrorText(exposeErrors: boolean | undefined): (error: unknown) => string {
+export function uiErrorText(exposeErrors: boolean | undefined): (error: unknown) => string {
   if (exposeErrors !== true) return (error) => publicErrorText(streamErrorData(error));
   return (error) => (error instanceof LlmStreamError ? error.message : publicErrorText(streamErrorData(error)));
 }
@@ -57,7 +62,7 @@ function defaultErrorText(exposeErrors: boolean | undefined): (error: unknown) =
 export function toUiMessageStream(options: UiMessageStreamOptions = {}): OperatorFunction<ChatEvent, UiMessageChunk> {
   return (source) =>
     new Observable<UiMessageChunk>((subscriber) => {
-      const { messageId, errorText = defaultErrorText(options.exposeErrors) } = options;
+      const { messageId, errorText = uiErrorText(options.exposeErrors) } = options;
       const encoder = new UiMessageEncoder(messageId === undefined ? { errorText } : { messageId, errorText });
       const send = (chunks: readonly UiMessageChunk[]): void => {
         for (const chunk of chunks) subscriber.next(chunk);

@@ -42,6 +42,10 @@ export type UiMessageChunk =
       readonly input: JsonValue;
       readonly errorText: string;
     }
+  | { readonly type: 'tool-approval-request'; readonly approvalId: string; readonly toolCallId: string }
+  | { readonly type: 'tool-output-available'; readonly toolCallId: string; readonly output: JsonValue }
+  | { readonly type: 'tool-output-error'; readonly toolCallId: string; readonly errorText: string }
+  | { readonly type: 'tool-output-denied'; readonly toolCallId: string }
   | { readonly type: 'source-url'; readonly sourceId: string; readonly url: string; readonly title?: string }
   | {
       readonly type: `data-${string}`;
