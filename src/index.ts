@@ -30,6 +30,7 @@ export { gemini } from './dialects/gemini/gemini.js';
 export { llamacppCompletion } from './dialects/llamacpp-completion/llamacppCompletion.js';
 export { ollama } from './dialects/ollama/ollama.js';
 export { openaiChat } from './dialects/openai-chat/openaiChat.js';
+export { openaiRealtime } from './dialects/openai-realtime/openaiRealtime.js';
 export { openaiResponses } from './dialects/openai-responses/openaiResponses.js';
 export { DIALECT_LIST, DIALECTS } from './dialects/registry.js';
 export type { DialectName } from './dialects/registry.js';
@@ -175,6 +176,11 @@ export type { IdleTimeoutOptions } from './io/idleTimeout.js';
 export type { NodeReadableLike } from './io/NodeReadableLike.js';
 export { isFinalFrame, resumeFrames } from './io/resumeFrames.js';
 export type { ResumeFramesOptions } from './io/resumeFrames.js';
+
+// websocket: replies over a socket
+export { responsesSocketReplies } from './websocket/responsesSocketReplies.js';
+export type { ResponsesSocketRepliesOptions, SocketOutsideEvent, SocketReply } from './websocket/responsesSocketReplies.js';
+export type { SocketMessage } from './websocket/socketMessageText.js';
 
 // errors
 export {

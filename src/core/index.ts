@@ -27,6 +27,7 @@ export { GeminiParser } from '../dialects/gemini/gemini.js';
 export { LlamaCppCompletionParser } from '../dialects/llamacpp-completion/llamacppCompletion.js';
 export { OllamaParser } from '../dialects/ollama/ollama.js';
 export { OpenAiChatParser } from '../dialects/openai-chat/openaiChat.js';
+export { OpenAiRealtimeParser } from '../dialects/openai-realtime/openaiRealtime.js';
 export { OpenAiResponsesParser } from '../dialects/openai-responses/openaiResponses.js';
 export { TypedEventsParser } from '../dialects/typed-events/typedEvents.js';
 
@@ -51,6 +52,11 @@ export { StructuredJson } from '../structured/StructuredJson.js';
 export type { StructuredJsonOptions } from '../structured/StructuredJson.js';
 export { StructuredOutputReader } from '../structured/StructuredOutputReader.js';
 export type { StructuredOutputReaderOptions } from '../structured/StructuredOutputReader.js';
+
+// websocket
+export { ResponsesSocketRouter } from '../websocket/ResponsesSocketRouter.js';
+export type { ResponsesSocketRouterOptions, SocketRoute } from '../websocket/ResponsesSocketRouter.js';
+export { socketMessageText } from '../websocket/socketMessageText.js';
 
 // ui
 export { SseEncoder } from '../ui/SseEncoder.js';

@@ -9,6 +9,7 @@ import { llamacppCompletionWriter } from '../dialects/llamacpp-completion/llamac
 import { ollamaWriter } from '../dialects/ollama/ollamaWriter.js';
 import { openaiChatWriter } from '../dialects/openai-chat/openaiChatWriter.js';
 import { openaiCompletionsWriter } from '../dialects/openai-chat/openaiCompletionsWriter.js';
+import { openaiRealtimeWriter } from '../dialects/openai-realtime/openaiRealtimeWriter.js';
 import { openaiResponsesWriter } from '../dialects/openai-responses/openaiResponsesWriter.js';
 import { typedEventsWriter } from '../dialects/typed-events/typedEventsWriter.js';
 import type { ProviderFormat, ProviderWriter } from '../dialects/writing/wire.js';
@@ -18,6 +19,7 @@ export const WRITERS: Readonly<Record<ProviderFormat, ProviderWriter>> = {
   'openai-chat': openaiChatWriter,
   'openai-completions': openaiCompletionsWriter,
   'openai-responses': openaiResponsesWriter,
+  'openai-realtime': openaiRealtimeWriter,
   anthropic: anthropicWriter,
   gemini: geminiWriter,
   ollama: ollamaWriter,
