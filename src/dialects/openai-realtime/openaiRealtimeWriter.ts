@@ -78,13 +78,13 @@ function writeMessage(choice: WrittenChoice, responseId: string, outputIndex: nu
   const at = { response_id: responseId, item_id: itemId, output_index: outputIndex, content_index: 0 };
   const item = { id: itemId, object: 'realtime.item', type: 'message', status: 'in_progress', role: 'assistant', content: [] };
   push('response.output_item.added', { response_id: responseId, output_index: outputIndex, item });
-  push('response.content_part.added', { ...at, part: { type: 'output_text', text: '' } });
+  // The part events name the part `text`; the message item's content, `output_text` (both as the SDK types them).
+  push('response.content_part.added', { ...at, part: { type: 'text', text: '' } });
   for (const text of textPieces(choice.text))
     push('response.output_text.delta', { ...at, delta: text }, [{ kind: 'text', choice: 0, text }]);
-  const part = { type: 'output_text', text: choice.text };
   push('response.output_text.done', { ...at, text: choice.text });
-  push('response.content_part.done', { ...at, part });
-  const done = { ...item, status: 'completed', content: [part] };
+  push('response.content_part.done', { ...at, part: { type: 'text', text: choice.text } });
+  const done = { ...item, status: 'completed', content: [{ type: 'output_text', text: choice.text }] };
   push('response.output_item.done', { response_id: responseId, output_index: outputIndex, item: done });
   return done;
 }
