@@ -55,7 +55,9 @@ export type { StructuredOutputReaderOptions } from '../structured/StructuredOutp
 
 // websocket
 export { ResponsesSocketRouter } from '../websocket/ResponsesSocketRouter.js';
-export type { ResponsesSocketRouterOptions, SocketRoute } from '../websocket/ResponsesSocketRouter.js';
+export type { ResponsesSocketRouterOptions } from '../websocket/ResponsesSocketRouter.js';
+export { parseSocketMessage } from '../websocket/SocketRouter.js';
+export type { SocketRoute, SocketRouter, SocketRouterOptions } from '../websocket/SocketRouter.js';
 export { socketMessageText } from '../websocket/socketMessageText.js';
 
 // ui

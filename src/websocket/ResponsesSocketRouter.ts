@@ -1,30 +1,21 @@
-import { SseFrame } from '../frames/SseParser.js';
 import { ProtocolError } from '../errors/errors.js';
-import { JsonObject, excerpt, isJsonObject, nonEmptyString } from '../internal/json.js';
+import { JsonObject, isJsonObject, nonEmptyString } from '../internal/json.js';
+import {
+  DEFAULT_MAX_MESSAGE_SIZE,
+  SocketRoute,
+  SocketRouter,
+  SocketRouterOptions,
+  parseSocketMessage,
+  socketFrame,
+} from './SocketRouter.js';
 
 /** Options of {@link ResponsesSocketRouter} and `responsesSocketReplies`. */
-export interface ResponsesSocketRouterOptions {
-  /**
-   * The longest message (UTF-16 code units) the router reads; a longer one is a `ProtocolError`
-   * (`too-large`), refused before it is parsed. Default 16 MiB, as `sseFrames`' `maxEventSize`.
-   */
-  readonly maxMessageSize?: number;
+export interface ResponsesSocketRouterOptions extends SocketRouterOptions {
   /** The most replies open at once on the socket (one per lane at most, lanes are the server's); more is a `ProtocolError`. Default 256. */
   readonly maxOpenReplies?: number;
   /** The most output items one reply routes by id; past it its events are routed by their lane alone. Default 4096. */
   readonly maxItemsPerReply?: number;
 }
-
-/** What the router tells its owner, one step at a time, in the order of the socket. */
-export type SocketRoute =
-  /** A reply begins: a `response.created` (or `.queued`) for a response its lane had not open, or an `error` outside any reply. */
-  | { readonly type: 'open'; readonly reply: number; readonly responseId: string | undefined; readonly streamId: string | undefined }
-  /** A frame of an open reply. */
-  | { readonly type: 'frame'; readonly reply: number; readonly frame: SseFrame }
-  /** A reply is over: after its terminal event, its `error`, or when a new response took its lane without it having ended. */
-  | { readonly type: 'close'; readonly reply: number }
-  /** An event that belongs to no open reply (a `response.steer.pending` after its response completed, a lane's stray event). */
-  | { readonly type: 'outside'; readonly frame: SseFrame; readonly streamId: string | undefined; readonly responseId: string | undefined };
 
 /** The events that begin a response on its lane: the first of a response is `response.created` (`response.queued` under load). */
 const START_EVENTS: ReadonlySet<string> = new Set(['response.created', 'response.queued']);
@@ -33,7 +24,6 @@ const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['response.completed', 'res
 /** The steering events (WebSocket only): each names the response it steers in `steer.previous_response_id`. */
 const STEER_EVENTS: ReadonlySet<string> = new Set(['response.steer.accepted', 'response.steer.pending', 'response.steer.failed']);
 
-const DEFAULT_MAX_MESSAGE_SIZE = 16 * 1024 * 1024;
 const DEFAULT_MAX_OPEN_REPLIES = 256;
 const DEFAULT_MAX_ITEMS_PER_REPLY = 4096;
 
@@ -84,7 +74,7 @@ interface OpenReply {
  * socket.on('message', (data) => router.push(String(data)));
  * ```
  */
-export class ResponsesSocketRouter {
+export class ResponsesSocketRouter implements SocketRouter {
   readonly #emit: (route: SocketRoute) => void;
   readonly #maxMessageSize: number;
   readonly #maxOpenReplies: number;
@@ -109,30 +99,7 @@ export class ResponsesSocketRouter {
 
   /** Reads one text message of the socket. Throws a `ProtocolError` for a message that is not a JSON object or is too large. */
   push(text: string): void {
-    const where = `message ${++this.#messages}`;
-    if (text.length > this.#maxMessageSize) {
-      throw new ProtocolError(`${where} is ${text.length} characters long, over the ${this.#maxMessageSize} allowed`, {
-        reason: 'too-large',
-        position: { event: this.#messages },
-      });
-    }
-    let payload: unknown;
-    try {
-      payload = JSON.parse(text);
-    } catch (cause) {
-      throw new ProtocolError(`${where} is not JSON: ${excerpt(text)}`, {
-        reason: 'invalid-json',
-        cause,
-        position: { event: this.#messages },
-      });
-    }
-    if (!isJsonObject(payload)) {
-      throw new ProtocolError(`${where} is not a JSON object: ${excerpt(text)}`, {
-        reason: 'invalid-payload',
-        position: { event: this.#messages },
-      });
-    }
-    this.#route(payload, text);
+    this.#route(parseSocketMessage(text, ++this.#messages, this.#maxMessageSize), text);
   }
 
   /** The socket is over: every open reply closes (its reader sees a stream that stopped before its end signal). */
@@ -144,7 +111,7 @@ export class ResponsesSocketRouter {
     const type = typeof payload['type'] === 'string' ? payload['type'] : undefined;
     const streamId = typeof payload['stream_id'] === 'string' ? payload['stream_id'] : undefined;
     const lane = streamId ?? DEFAULT_LANE;
-    const frame: SseFrame = { event: type ?? 'message', data: text, id: '' };
+    const frame = socketFrame(payload, text);
 
     if (type !== undefined && STEER_EVENTS.has(type)) {
       const steer = payload['steer'];

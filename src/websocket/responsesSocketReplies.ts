@@ -1,55 +1,12 @@
-import { Observable, OperatorFunction } from 'rxjs';
-import { SseFrame } from '../frames/SseParser.js';
-import { StreamClosedEarlyError } from '../errors/errors.js';
-import { isLlmStreamError } from '../errors/isLlmStreamError.js';
-import { describeFailure } from '../io/transportFailure.js';
-import { subscribeLinked } from '../internal/subscribeLinked.js';
+import { OperatorFunction } from 'rxjs';
 import { ResponsesSocketRouter, ResponsesSocketRouterOptions } from './ResponsesSocketRouter.js';
-import { HeldBudget, ReplyFrames } from './ReplyFrames.js';
-import { SocketMessage, socketMessageText } from './socketMessageText.js';
+import { SocketMessage } from './socketMessageText.js';
+import { SocketOutsideEvent, SocketReply, SocketRepliesOptions, socketReplies } from './socketReplies.js';
+
+export type { SocketOutsideEvent, SocketReply } from './socketReplies.js';
 
 /** Options of `responsesSocketReplies`. */
-export interface ResponsesSocketRepliesOptions extends ResponsesSocketRouterOptions {
-  /**
-   * The most characters of frames held, across the socket, for replies whose `frames` nobody has
-   * subscribed to yet; a reply that would pass it errors with a `ProtocolError` (`too-large`) and
-   * holds nothing more. Default 16 MiB.
-   */
-  readonly maxHeldChars?: number;
-}
-
-/** One reply of the socket: the frames of one response, read as an `openai-responses` stream. */
-export interface SocketReply {
-  readonly kind: 'reply';
-  /** The response's id (its `response.created`); `undefined` for an `error` that came outside any reply. */
-  readonly responseId: string | undefined;
-  /** The lane (`stream_id`) the `response.create` named, if it named one. */
-  readonly streamId: string | undefined;
-  /**
-   * The reply's frames, for `assembleChunks({ dialect: 'openai-responses' })`: they complete after
-   * the terminal event, or when the socket closes (the reply, cut, is then a `StreamClosedEarlyError`
-   * with its partial), and error when the socket fails. Read once; frames that arrive before the
-   * subscription are held (see `maxHeldChars`).
-   */
-  readonly frames: Observable<SseFrame>;
-}
-
-/** An event of the socket that belongs to no open reply (a `response.steer.pending` after its response completed). */
-export interface SocketOutsideEvent {
-  readonly kind: 'outside';
-  readonly frame: SseFrame;
-  readonly streamId: string | undefined;
-  /** The response the event names, when it names one (a steering event's `previous_response_id`). */
-  readonly responseId: string | undefined;
-}
-
-/** `closed with code 1006`, for the close event RxJS's `webSocket` errors with; a platform error's own message otherwise. */
-function describeSocketFailure(cause: unknown): string {
-  const code = typeof cause === 'object' && cause !== null ? (cause as { code?: unknown }).code : undefined;
-  if (typeof code !== 'number') return describeFailure(cause);
-  const reason = (cause as { reason?: unknown }).reason;
-  return `closed with code ${code}${typeof reason === 'string' && reason !== '' ? ` (${reason})` : ''}`;
-}
+export interface ResponsesSocketRepliesOptions extends ResponsesSocketRouterOptions, SocketRepliesOptions {}
 
 /**
  * Splits a Responses API WebSocket (`wss://api.openai.com/v1/responses`) into one reply per
@@ -97,58 +54,5 @@ function describeSocketFailure(cause: unknown): string {
 export function responsesSocketReplies(
   options: ResponsesSocketRepliesOptions = {},
 ): OperatorFunction<SocketMessage, SocketReply | SocketOutsideEvent> {
-  return (source) =>
-    new Observable<SocketReply | SocketOutsideEvent>((subscriber) => {
-      const budget: HeldBudget = { held: 0, max: options.maxHeldChars ?? 16 * 1024 * 1024 };
-      const replies = new Map<number, ReplyFrames>();
-      let messages = 0;
-      const router = new ResponsesSocketRouter((route) => {
-        switch (route.type) {
-          case 'open': {
-            const { responseId, streamId } = route;
-            const frames = new ReplyFrames(budget, responseId === undefined ? `reply ${route.reply}` : `response ${responseId}`);
-            replies.set(route.reply, frames);
-            subscriber.next({ kind: 'reply', responseId, streamId, frames: frames.frames });
-            return;
-          }
-          case 'frame':
-            return replies.get(route.reply)?.next(route.frame);
-          case 'close': {
-            const frames = replies.get(route.reply);
-            replies.delete(route.reply);
-            return frames?.complete();
-          }
-          case 'outside':
-            return subscriber.next({ kind: 'outside', frame: route.frame, streamId: route.streamId, responseId: route.responseId });
-        }
-      }, options);
-      const failAll = (error: unknown): void => {
-        // The replies first: a reader that merges them gets its reply's error, with its partial, before the socket's.
-        for (const frames of replies.values()) frames.error(error);
-        replies.clear();
-        subscriber.error(error);
-      };
-      subscribeLinked(source, subscriber, {
-        next: (message) => router.push(socketMessageText(message, ++messages)),
-        error: (cause) =>
-          failAll(
-            isLlmStreamError(cause)
-              ? cause
-              : new StreamClosedEarlyError(`the socket failed after ${messages} messages: ${describeSocketFailure(cause)}`, {
-                  reason: 'transport',
-                  cause,
-                }),
-          ),
-        complete: () => {
-          router.end();
-          subscriber.complete();
-        },
-      });
-      return () => {
-        for (const frames of replies.values()) {
-          frames.error(new StreamClosedEarlyError('the socket was let go while this reply was open', { reason: 'transport' }));
-        }
-        replies.clear();
-      };
-    });
+  return socketReplies((emit) => new ResponsesSocketRouter(emit, options), options);
 }
