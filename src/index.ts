@@ -178,8 +178,11 @@ export { isFinalFrame, resumeFrames } from './io/resumeFrames.js';
 export type { ResumeFramesOptions } from './io/resumeFrames.js';
 
 // websocket: replies over a socket
+export { realtimeSocketReplies } from './websocket/realtimeSocketReplies.js';
+export type { RealtimeSocketRepliesOptions } from './websocket/realtimeSocketReplies.js';
 export { responsesSocketReplies } from './websocket/responsesSocketReplies.js';
-export type { ResponsesSocketRepliesOptions, SocketOutsideEvent, SocketReply } from './websocket/responsesSocketReplies.js';
+export type { ResponsesSocketRepliesOptions } from './websocket/responsesSocketReplies.js';
+export type { SocketOutsideEvent, SocketRepliesOptions, SocketReply } from './websocket/socketReplies.js';
 export type { SocketMessage } from './websocket/socketMessageText.js';
 
 // errors

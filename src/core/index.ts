@@ -54,6 +54,8 @@ export { StructuredOutputReader } from '../structured/StructuredOutputReader.js'
 export type { StructuredOutputReaderOptions } from '../structured/StructuredOutputReader.js';
 
 // websocket
+export { RealtimeSocketRouter } from '../websocket/RealtimeSocketRouter.js';
+export type { RealtimeSocketRouterOptions } from '../websocket/RealtimeSocketRouter.js';
 export { ResponsesSocketRouter } from '../websocket/ResponsesSocketRouter.js';
 export type { ResponsesSocketRouterOptions } from '../websocket/ResponsesSocketRouter.js';
 export { parseSocketMessage } from '../websocket/SocketRouter.js';
