@@ -17,7 +17,10 @@ export interface WsServerSocket {
 export interface WsServer {
   address(): { port: number } | string | null;
   close(done?: (error?: Error) => void): void;
-  on(event: 'connection', listener: (socket: WsServerSocket, request: { url?: string }) => void): this;
+  on(
+    event: 'connection',
+    listener: (socket: WsServerSocket, request: { url?: string; headers: Record<string, string | string[] | undefined> }) => void,
+  ): this;
   on(event: 'listening', listener: () => void): this;
   on(event: 'error', listener: (error: Error) => void): this;
   readonly clients: Set<WsServerSocket>;
@@ -41,14 +44,14 @@ export const ClientWebSocket: WsClientConstructor = (globalThis as { WebSocket?:
 
 /** A `ws` server on a free port of 127.0.0.1, listening. */
 export async function startWsServer(
-  onConnection: (socket: WsServerSocket, path: string) => void,
+  onConnection: (socket: WsServerSocket, path: string, headers: Record<string, string | string[] | undefined>) => void,
 ): Promise<{ server: WsServer; url: string }> {
   const server = new ws.WebSocketServer({ host: '127.0.0.1', port: 0 });
   await new Promise<void>((resolve, reject) => {
     server.on('listening', resolve);
     server.on('error', reject);
   });
-  server.on('connection', (socket, request) => onConnection(socket, request.url ?? '/'));
+  server.on('connection', (socket, request) => onConnection(socket, request.url ?? '/', request.headers));
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('the ws server has no port');
   return { server, url: `ws://127.0.0.1:${address.port}` };

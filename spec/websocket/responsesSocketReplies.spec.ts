@@ -1,4 +1,4 @@
-import { EMPTY, Observable, catchError, map, mergeMap, of } from 'rxjs';
+import { EMPTY, Observable, catchError, filter, map, mergeMap, of, take } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { responsesSocketReplies, SocketOutsideEvent, SocketReply } from '../../src/websocket/responsesSocketReplies';
 import { assembleChunks } from '../../src/reply/assembleChunks';
@@ -181,6 +181,25 @@ describe('responsesSocketReplies', () => {
         d: 'resp_A StreamClosedEarlyError no-end-signal cut',
         e: 'resp_B ',
       });
+    });
+  });
+
+  it('keeps the socket while a reply is read, after the output let go of it (take(1)), and lets it go after', () => {
+    scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const socket = cold('abcd|', {
+        a: text(created('resp_A')),
+        b: text(messageAdded('msg_A', 1)),
+        c: text(textDelta('msg_A', 'Kept', 2)),
+        d: text(completed('resp_A', 3)),
+      });
+      const first = socket.pipe(
+        responsesSocketReplies(),
+        filter((item): item is SocketReply => item.kind === 'reply'),
+        take(1),
+        mergeMap((reply) => outcomes(of(reply))),
+      );
+      expectObservable(first).toBe('---(x|)', { x: 'resp_A Kept' });
+      expectSubscriptions(socket.subscriptions).toBe('^--!');
     });
   });
 

@@ -26,7 +26,12 @@ export class ReplyFrames {
   #released = false;
   readonly #budget: HeldBudget;
 
-  constructor(budget: HeldBudget, describe: string) {
+  /**
+   * @param budget The socket's budget for frames held.
+   * @param describe The reply, for the error of a second subscription.
+   * @param onRelease Called when its reader lets it go (it ended, failed, or was unsubscribed).
+   */
+  constructor(budget: HeldBudget, describe: string, onRelease: () => void) {
     this.#budget = budget;
     this.frames = new Observable<SseFrame>((subscriber) => {
       if (this.#read) {
@@ -47,8 +52,14 @@ export class ReplyFrames {
       return () => {
         this.#subscriber = undefined;
         this.#released = true;
+        onRelease();
       };
     });
+  }
+
+  /** Someone reads the reply now. */
+  get isRead(): boolean {
+    return this.#subscriber !== undefined;
   }
 
   next(frame: SseFrame): void {

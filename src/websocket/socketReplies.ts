@@ -1,9 +1,8 @@
-import { Observable, OperatorFunction } from 'rxjs';
+import { Observable, OperatorFunction, Subscription } from 'rxjs';
 import { SseFrame } from '../frames/SseParser.js';
 import { StreamClosedEarlyError } from '../errors/errors.js';
 import { isLlmStreamError } from '../errors/isLlmStreamError.js';
 import { describeFailure } from '../io/transportFailure.js';
-import { subscribeLinked } from '../internal/subscribeLinked.js';
 import { SocketRoute, SocketRouter } from './SocketRouter.js';
 import { HeldBudget, ReplyFrames } from './ReplyFrames.js';
 import { SocketMessage, socketMessageText } from './socketMessageText.js';
@@ -72,11 +71,42 @@ export function socketReplies(
       const budget: HeldBudget = { held: 0, max: options.maxHeldChars ?? 16 * 1024 * 1024 };
       const replies = new Map<number, ReplyFrames>();
       let messages = 0;
+      /** The output was unsubscribed: the replies being read keep the socket, as `groupBy`'s groups keep its source. */
+      let outputGone = false;
+      /** The socket ended, failed, or was let go: nothing more is read. */
+      let stopped = false;
+      /** The socket's subscription; one let go inside a synchronous source's subscribe call ends it as soon as it is added. */
+      const upstream = new Subscription();
+
+      const stop = (): void => {
+        stopped = true;
+        upstream.unsubscribe();
+      };
+      /** Lets the socket go once nobody listens: neither the output nor the reader of an open reply. */
+      const release = (): void => {
+        if (!outputGone || stopped) return;
+        for (const frames of replies.values()) if (frames.isRead) return;
+        const letGo = new StreamClosedEarlyError('the socket was let go while this reply was open', { reason: 'transport' });
+        for (const frames of replies.values()) frames.error(letGo);
+        replies.clear();
+        stop();
+      };
+      const fail = (error: unknown): void => {
+        if (stopped) return;
+        stop();
+        // The replies first: a reader that merges them gets its reply's error, with its partial, before the socket's.
+        for (const frames of replies.values()) frames.error(error);
+        replies.clear();
+        subscriber.error(error);
+      };
       const router = makeRouter((route) => {
         switch (route.type) {
           case 'open': {
+            // A reply that begins once the output is gone has no one to take it.
+            if (outputGone) return;
             const { responseId, streamId } = route;
-            const frames = new ReplyFrames(budget, responseId === undefined ? `reply ${route.reply}` : `response ${responseId}`);
+            const described = responseId === undefined ? `reply ${route.reply}` : `response ${responseId}`;
+            const frames = new ReplyFrames(budget, described, release);
             replies.set(route.reply, frames);
             subscriber.next({ kind: 'reply', responseId, streamId, frames: frames.frames });
             return;
@@ -89,36 +119,44 @@ export function socketReplies(
             return frames?.complete();
           }
           case 'outside':
+            if (outputGone) return;
             return subscriber.next({ kind: 'outside', frame: route.frame, streamId: route.streamId, responseId: route.responseId });
         }
       });
-      const failAll = (error: unknown): void => {
-        // The replies first: a reader that merges them gets its reply's error, with its partial, before the socket's.
-        for (const frames of replies.values()) frames.error(error);
-        replies.clear();
-        subscriber.error(error);
-      };
-      subscribeLinked(source, subscriber, {
-        next: (message) => router.push(socketMessageText(message, ++messages)),
-        error: (cause) =>
-          failAll(
-            isLlmStreamError(cause)
-              ? cause
-              : new StreamClosedEarlyError(`the socket failed after ${messages} messages: ${describeSocketFailure(cause)}`, {
-                  reason: 'transport',
-                  cause,
-                }),
-          ),
-        complete: () => {
-          router.end();
-          subscriber.complete();
-        },
-      });
+      upstream.add(
+        source.subscribe({
+          next: (message) => {
+            if (stopped) return;
+            try {
+              router.push(socketMessageText(message, ++messages));
+            } catch (error) {
+              fail(error);
+            }
+          },
+          error: (cause: unknown) =>
+            fail(
+              isLlmStreamError(cause)
+                ? cause
+                : new StreamClosedEarlyError(`the socket failed after ${messages} messages: ${describeSocketFailure(cause)}`, {
+                    reason: 'transport',
+                    cause,
+                  }),
+            ),
+          complete: () => {
+            if (stopped) return;
+            stopped = true;
+            try {
+              router.end();
+            } catch (error) {
+              return subscriber.error(error);
+            }
+            subscriber.complete();
+          },
+        }),
+      );
       return () => {
-        for (const frames of replies.values()) {
-          frames.error(new StreamClosedEarlyError('the socket was let go while this reply was open', { reason: 'transport' }));
-        }
-        replies.clear();
+        outputGone = true;
+        release();
       };
     });
 }
