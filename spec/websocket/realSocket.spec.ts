@@ -96,7 +96,7 @@ function readReplies(
     WebSocketCtor: ClientWebSocket,
     deserializer: (event) => event.data as unknown,
   });
-  const replies$: Observable<{ streamId: string | undefined; outcome: Outcome }> = (socket as Observable<string>).pipe(
+  const replies$: Observable<{ streamId: string | undefined; outcome: Outcome }> = socket.pipe(
     responsesSocketReplies(),
     mergeMap((item) =>
       item.kind !== 'reply'

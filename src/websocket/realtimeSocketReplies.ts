@@ -1,6 +1,5 @@
 import { OperatorFunction } from 'rxjs';
 import { RealtimeSocketRouter, RealtimeSocketRouterOptions } from './RealtimeSocketRouter.js';
-import { SocketMessage } from './socketMessageText.js';
 import { SocketOutsideEvent, SocketReply, SocketRepliesOptions, socketReplies } from './socketReplies.js';
 
 /** Options of `realtimeSocketReplies`. */
@@ -37,6 +36,6 @@ export interface RealtimeSocketRepliesOptions extends RealtimeSocketRouterOption
  */
 export function realtimeSocketReplies(
   options: RealtimeSocketRepliesOptions = {},
-): OperatorFunction<SocketMessage, SocketReply | SocketOutsideEvent> {
+): OperatorFunction<unknown, SocketReply | SocketOutsideEvent> {
   return socketReplies((emit) => new RealtimeSocketRouter(emit, options), options);
 }

@@ -1,6 +1,5 @@
 import { OperatorFunction } from 'rxjs';
 import { ResponsesSocketRouter, ResponsesSocketRouterOptions } from './ResponsesSocketRouter.js';
-import { SocketMessage } from './socketMessageText.js';
 import { SocketOutsideEvent, SocketReply, SocketRepliesOptions, socketReplies } from './socketReplies.js';
 
 export type { SocketOutsideEvent, SocketReply } from './socketReplies.js';
@@ -15,7 +14,8 @@ export interface ResponsesSocketRepliesOptions extends ResponsesSocketRouterOpti
  * over HTTP: a socket that closes mid-reply is a `StreamClosedEarlyError` with the reply's partial,
  * an `error` event a `ProviderError`.
  *
- * The source is the socket's messages (`SocketMessage`): RxJS's `webSocket` with a deserializer that
+ * The source is the socket's messages (`SocketMessage`, checked as they come: the input is typed
+ * `unknown`, as RxJS's `webSocket<unknown>` gives it): RxJS's `webSocket` with a deserializer that
  * keeps the text (`(event) => event.data`, or the event itself), or any socket wrapped as an
  * `Observable`. The socket may carry several responses in turn and, on lanes (`stream_id`), at once:
  * `ResponsesSocketRouter` says which event goes where, steering events (`response.steer.*`) to the
@@ -53,6 +53,6 @@ export interface ResponsesSocketRepliesOptions extends ResponsesSocketRouterOpti
  */
 export function responsesSocketReplies(
   options: ResponsesSocketRepliesOptions = {},
-): OperatorFunction<SocketMessage, SocketReply | SocketOutsideEvent> {
+): OperatorFunction<unknown, SocketReply | SocketOutsideEvent> {
   return socketReplies((emit) => new ResponsesSocketRouter(emit, options), options);
 }

@@ -22,13 +22,14 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
  * socketMessageText({ data: '{"type":"response.created"}' }); // '{"type":"response.created"}'
  * ```
  *
- * @param message A message, as {@link SocketMessage} says.
+ * @param message A message, as {@link SocketMessage} says (anything else is refused: a source typed
+ * `unknown`, as RxJS's `webSocket<unknown>` is, is checked here).
  * @param index Its place on the socket (from 1), for the error's message.
  * @returns Its text. Throws a `ProtocolError` for a message that holds no text or bytes
  * (a `Blob`: set the socket's `binaryType` to `'arraybuffer'`) or bytes that are not UTF-8.
  */
-export function socketMessageText(message: SocketMessage, index: number): string {
-  const data: unknown = typeof message === 'string' ? message : message.data;
+export function socketMessageText(message: unknown, index: number): string {
+  const data: unknown = typeof message === 'object' && message !== null && 'data' in message ? message.data : message;
   if (typeof data === 'string') return data;
   if (data instanceof ArrayBuffer || ArrayBuffer.isView(data)) {
     try {

@@ -5,7 +5,7 @@ import { isLlmStreamError } from '../errors/isLlmStreamError.js';
 import { describeFailure } from '../io/transportFailure.js';
 import { SocketRoute, SocketRouter } from './SocketRouter.js';
 import { HeldBudget, ReplyFrames } from './ReplyFrames.js';
-import { SocketMessage, socketMessageText } from './socketMessageText.js';
+import { socketMessageText } from './socketMessageText.js';
 
 /** Options of every socket splitter: what it holds for replies nobody reads yet. */
 export interface SocketRepliesOptions {
@@ -65,7 +65,7 @@ function describeSocketFailure(cause: unknown): string {
 export function socketReplies(
   makeRouter: (emit: (route: SocketRoute) => void) => SocketRouter,
   options: SocketRepliesOptions,
-): OperatorFunction<SocketMessage, SocketReply | SocketOutsideEvent> {
+): OperatorFunction<unknown, SocketReply | SocketOutsideEvent> {
   return (source) =>
     new Observable<SocketReply | SocketOutsideEvent>((subscriber) => {
       const budget: HeldBudget = { held: 0, max: options.maxHeldChars ?? 16 * 1024 * 1024 };
