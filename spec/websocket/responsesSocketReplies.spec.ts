@@ -145,6 +145,22 @@ describe('responsesSocketReplies', () => {
     });
   });
 
+  it('answers a refused request on a lane with its own reply, and lets the response running on that lane go on', () => {
+    scheduler.run(({ cold, expectObservable }) => {
+      const socket = cold('abcde|', {
+        a: text(created('resp_A', 0, 'lane')),
+        b: text(messageAdded('msg_A', 1, 'lane')),
+        c: text(wsError('too_many_requests', 'Too many pending requests on this lane', 'lane')),
+        d: text(textDelta('msg_A', 'Still here', 2, 'lane')),
+        e: text(completed('resp_A', 3, 'lane')),
+      });
+      expectObservable(outcomes(socket.pipe(responsesSocketReplies()))).toBe('--c-e|', {
+        c: '? ProviderError in-stream ',
+        e: 'resp_A Still here',
+      });
+    });
+  });
+
   it('gives a steering event to the response it names, and one after its response ended to the output, outside any reply', () => {
     scheduler.run(({ cold, expectObservable }) => {
       const socket = cold('abcdefg|', {

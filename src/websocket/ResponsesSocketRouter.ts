@@ -1,3 +1,4 @@
+import { SseFrame } from '../frames/SseParser.js';
 import { ProtocolError } from '../errors/errors.js';
 import { JsonObject, isJsonObject, nonEmptyString } from '../internal/json.js';
 import {
@@ -33,7 +34,7 @@ const DEFAULT_LANE = '';
 interface OpenReply {
   readonly reply: number;
   readonly lane: string;
-  /** Set at the reply's `response.created`; an `error` outside any reply opens a reply with none. */
+  /** Set at the reply's `response.created` (or `.queued`). */
   responseId: string | undefined;
   readonly items: Set<string>;
 }
@@ -57,8 +58,12 @@ interface OpenReply {
  *    (closing the lane's reply that never ended: its reader sees a stream with no end signal);
  * 3. an event with an `item_id` of an item an open reply announced (`response.output_item.added`)
  *    goes to that reply;
- * 4. any other goes to its lane's open reply; an `error` on a lane with none is a reply of its own
- *    (a refused `response.create` is answered: its reader gets the `ProviderError`), anything else
+ * 4. an `error` that answers a request (`ResponsesServerEvent.ResponseWsError`: an HTTP `status`, no
+ *    `sequence_number`) is a reply of its own, whatever its lane has open: a refused
+ *    `response.create` is answered (its reader gets the `ProviderError`), and the response running on
+ *    the lane goes on;
+ * 5. any other goes to its lane's open reply (an `error` of a response's stream, with its
+ *    `sequence_number`, ends it); an `error` on a lane with none is a reply of its own, anything else
  *    is outside any reply.
  *
  * A reply closes after its terminal event (`response.completed`, `.incomplete`, `.failed`) or its
@@ -129,15 +134,26 @@ export class ResponsesSocketRouter implements SocketRouter {
       const itemId = nonEmptyString(payload['item_id']);
       open = itemId === undefined ? undefined : this.#byItem.get(itemId);
     }
+    if (open === undefined && type === 'error' && payload['sequence_number'] === undefined && typeof payload['status'] === 'number') {
+      return this.#answer(frame, streamId);
+    }
     open ??= this.#lanes.get(lane);
     if (open === undefined) {
       if (type !== 'error') return this.#emit({ type: 'outside', frame, streamId, responseId });
-      open = this.#begin(lane, undefined, streamId);
+      return this.#answer(frame, streamId);
     }
 
     this.#remember(open, payload, type);
     this.#emit({ type: 'frame', reply: open.reply, frame });
     if (type === 'error' || (type !== undefined && TERMINAL_EVENTS.has(type))) this.#close(open);
+  }
+
+  /** An `error` that is a reply of its own, opened and closed at once: no lane's reply is touched. */
+  #answer(frame: SseFrame, streamId: string | undefined): void {
+    const reply = this.#nextReply++;
+    this.#emit({ type: 'open', reply, responseId: undefined, streamId });
+    this.#emit({ type: 'frame', reply, frame });
+    this.#emit({ type: 'close', reply });
   }
 
   /** A new reply on `lane`; a reply the lane still had open never ended, and closes first. */
