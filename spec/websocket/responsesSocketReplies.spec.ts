@@ -280,6 +280,18 @@ describe('responsesSocketReplies: a reply read late', () => {
     expect((read.error as ProtocolError).reason).toBe('too-large');
   });
 
+  it('counts only open replies against maxHeldChars: one that ended unread leaves the budget to the next', () => {
+    const reply = (id: string) => [
+      text(created(id)),
+      text(messageAdded(`msg_${id}`, 1)),
+      text(textDelta(`msg_${id}`, 'x'.repeat(600), 2)),
+      text(completed(id, 3)),
+    ];
+    const { replies } = collect([...reply('resp_A'), ...reply('resp_B'), ...reply('resp_C')], { maxHeldChars: 3000 });
+    expect(replies.map((each) => readAll(each).error)).toEqual([undefined, undefined, undefined]);
+    expect(readAll(replies[2]!).error).toBeInstanceOf(TypeError);
+  });
+
   it('is read once: a second subscription errors', () => {
     const { replies } = collect([text(created('resp_A')), text(completed('resp_A', 1))]);
     readAll(replies[0]!);

@@ -10,10 +10,11 @@ export interface HeldBudget {
 
 /**
  * The frames of one reply of a socket, as an `Observable` read once. Frames that come before it is
- * subscribed are held (within the socket's budget: past it the reply errors with a `ProtocolError`,
- * `too-large`, and holds nothing more), so a reply read a little later (after an `await`, by a
- * component that mounts late) loses nothing. Unsubscribing lets the reply go: its later frames are
- * dropped.
+ * subscribed are held (within the socket's budget while the reply is open: past it the reply errors
+ * with a `ProtocolError`, `too-large`, and holds nothing more), so a reply read a little later (after
+ * an `await`, by a component that mounts late) loses nothing. Once the reply is over it leaves the
+ * budget: what it holds lives only as long as the app keeps it. Unsubscribing lets the reply go: its
+ * later frames are dropped.
  */
 export class ReplyFrames {
   readonly frames: Observable<SseFrame>;
@@ -84,6 +85,9 @@ export class ReplyFrames {
     if (this.#released || this.#ended !== undefined) return;
     if (this.#subscriber !== undefined) return this.#subscriber.complete();
     this.#ended = null;
+    // Over: the socket holds it no more, so it leaves the socket's budget; its frames live on only
+    // while the app keeps this reply, for a reader that comes late.
+    this.#giveBack();
   }
 
   error(error: unknown): void {
@@ -91,6 +95,7 @@ export class ReplyFrames {
     if (this.#subscriber !== undefined) return this.#subscriber.error(error);
     // The frames held stay: the reader gets them, then the error, so its partial is what arrived.
     this.#ended = { error };
+    this.#giveBack();
   }
 
   #giveBack(): void {
