@@ -88,11 +88,12 @@ describe('the recorded corpus in marbles/corpus/', () => {
       'bedrock-converse',
       'cohere',
       'gemini',
+      'gemini-interactions',
       'ollama',
       'openai-chat',
       'openai-responses',
     ]);
-    expect(all.length).toBeGreaterThanOrEqual(174);
+    expect(all.length).toBeGreaterThanOrEqual(182);
   });
 
   describe.each(all.map((recording) => [recording.name, recording] as const))('%s', (_name, recording) => {

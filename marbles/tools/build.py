@@ -100,7 +100,7 @@ CORPUS_LICENSE = 'Apache-2.0 (Copyright 2023 Vercel, Inc.)'
 # Fixtures that are not a streamed chat reply of a dialect this library reads, or that a test of the
 # AI SDK wrote by hand to break its own parser; the reason is the value.
 CORPUS_LEFT_OUT = {
-    'packages/google/src/interactions/': "Gemini's Interactions API, a format this library does not read",
+    'packages/google/src/interactions/__fixtures__/image-output': "Gemini's Interactions API with image output: its blob is absent from the local snapshot of the repository",
     'packages/google/src/speech-translation/': 'a live speech-translation session, not a chat reply',
     'packages/openai/src/speech-translation/': 'a realtime speech-translation session, not a chat reply',
     'packages/anthropic/src/__fixtures__/duplicate-message-start.chunks.txt': 'a fault written by hand (two message_start)',
@@ -113,6 +113,8 @@ BEDROCK_EVENTS = ('messageStart', 'contentBlockStart', 'contentBlockDelta', 'con
 
 def corpus_dialect(first):
     """The dialect of a fixture, from its first payload."""
+    if isinstance(first.get('event_type'), str):
+        return 'gemini-interactions'
     kind = first.get('type')
     if isinstance(kind, str) and (kind.startswith('response.') or kind == 'error'):
         return 'openai-responses'
@@ -158,6 +160,9 @@ def corpus_wire(dialect, lines):
         return ''.join(f'event: {json.loads(line)["type"]}\ndata: {line}\n\n' for line in lines).encode('utf-8'), 'sse'
     if dialect == 'gemini':
         return ''.join(f'data: {line}\n\n' for line in lines).encode('utf-8'), 'sse'
+    if dialect == 'gemini-interactions':
+        # Named by its `event_type`, as Google's streaming guide shows the wire; it ends at its own last event.
+        return ''.join(f'event: {json.loads(line)["event_type"]}\ndata: {line}\n\n' for line in lines).encode('utf-8'), 'sse'
     if dialect == 'bedrock-converse':
         # Each line is {"<event type>": <payload>}: the payload rides in a message of that type. The
         # payload is written back as compact JSON, as AWS writes it.

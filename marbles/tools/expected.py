@@ -15,7 +15,9 @@ Standard library only (Python 3.8+). What it implements:
 * Dialects: OpenAI Chat Completions and its compatibles (`openai-chat`), Anthropic Messages
   (`anthropic`), OpenAI Responses (`openai-responses`: function and custom calls, citations as
   sources, the tools the provider runs itself, log probabilities), Gemini native (`gemini`), Ollama
-  native (`ollama`), llama.cpp native `/completion` (`llamacpp-completion`).
+  native (`ollama`), llama.cpp native `/completion` (`llamacpp-completion`), Cohere v2 (`cohere`),
+  Bedrock ConverseStream (`bedrock-converse`), Mistral Conversations (`mistral-conversations`), Gemini's
+  Interactions API (`gemini-interactions`).
 * Assembly into the `Completion` of src/events.ts (key order as in the interface), or an error with
   the partial result, per marbles/README.md.
 
@@ -54,6 +56,10 @@ DIALECT_OF = {
     'real/openai-image-generation-tool.1.sse': 'openai-responses',
     'dialects/typed-events.sse': 'typed-events',
 }
+
+# The folders of dialects/ named after the dialect of every recording in them. (dialects/cohere/ is not
+# one: its results are written out by hand in its spec, as marbles/README.md says.)
+FOLDER_DIALECTS = {'mistral-conversations', 'gemini-interactions', 'openai-realtime'}
 
 
 class Fault(Exception):
@@ -2333,6 +2339,402 @@ def read_openai_realtime(raw):
 
 
 # --------------------------------------------------------------------------------------------------
+# Mistral Conversations / Agents (`/v1/conversations`, stream: true)
+
+MISTRAL_CONVERSATIONS_FINISH = normalizer({'conversation.response.done': 'stop'})
+# What each event carries that this reader reads, or knows to carry nothing (`created_at` is the
+# event's own time, `id` the entry's, not the reply's); the rest is kept, the last value of each.
+MISTRAL_MAPPED = {
+    'conversation.response.started': {'type', 'created_at', 'conversation_id'},
+    'message.output.delta': {'type', 'created_at', 'output_index', 'id', 'content_index', 'model', 'role', 'content'},
+    'function.call.delta': {'type', 'created_at', 'output_index', 'id', 'model', 'name', 'tool_call_id', 'arguments'},
+    'tool.execution': {'type', 'created_at', 'output_index', 'id', 'model', 'name', 'arguments', 'info'},
+    'conversation.response.done': {'type', 'created_at', 'usage'},
+}
+MISTRAL_MAPPED_USAGE = {'prompt_tokens', 'completion_tokens', 'total_tokens'}
+MISTRAL_MAPPED_TEXT = {'type', 'text'}
+MISTRAL_MAPPED_THINKING = {'type', 'thinking', 'signature', 'closed'}
+MISTRAL_MAPPED_REFERENCE = {'type', 'url', 'title'}
+
+
+def mistral_chunk_type(chunk):
+    """A content chunk's kind: its `type`, or (the SDK makes it optional) what its fields say."""
+    if 'type' in chunk and chunk['type'] is not None:
+        return chunk['type']
+    if 'text' in chunk:
+        return 'text'
+    if 'thinking' in chunk:
+        return 'thinking'
+    if 'tool' in chunk and 'title' in chunk:
+        return 'tool_reference'
+    return None
+
+
+def read_mistral_conversations(raw):
+    """Mistral's Conversations stream (its SDK's ConversationEvents): the conversation id is the reply's
+    id, the first `model` of an output event its model; a message's content (a string, or a chunk:
+    `text`, `thinking` with its text chunks and signature, `tool_reference` as a url source, any other
+    chunk kept whole) is the text; `function.call.delta`s are the program's calls by `tool_call_id`;
+    `tool.execution.*` the tools Mistral ran (input: the arguments' JSON, their text when not JSON, {}
+    when none; result: `info`); handoff events kept whole as items; `conversation.response.done` ends
+    it (its event type is the raw finish; there is no finish field), with usage as sent; an error
+    event is a ProviderError."""
+    assembly = Assembly('mistral-conversations')
+    assembly.provider = 'mistral'
+
+    def body():
+        frames, cut_mid_line = read_sse(raw)
+        choice = assembly.choice(0)
+        executions = {}
+        done = False
+        for number, frame in enumerate(frames, 1):
+            event = parse_payload(frame.data, f'event {number}')
+            kind = event.get('type')
+            if frame.event not in ('message', kind):
+                raise Unsupported(f'event {number}: event name {frame.event!r} differs from type {kind!r}')
+            if kind == 'conversation.response.error' or event.get('error') is not None:
+                raise Fault('ProviderError', f'event {number} is an error')
+            if kind in ('message.output.delta', 'function.call.delta', 'tool.execution.started', 'tool.execution.delta',
+                        'tool.execution.done'):
+                assembly.take_model(event.get('model'))
+            if kind == 'conversation.response.started':
+                assembly.take_id(event.get('conversation_id'))
+                keep_unmapped(assembly.metadata, event, MISTRAL_MAPPED[kind])
+            elif kind == 'message.output.delta':
+                keep_unmapped(assembly.metadata, event, MISTRAL_MAPPED[kind])
+                content = event.get('content')
+                if isinstance(content, str):
+                    if content:
+                        choice.content.append(content)
+                elif isinstance(content, dict):
+                    chunk_type = mistral_chunk_type(content)
+                    if chunk_type == 'text':
+                        keep_unmapped(choice.metadata, content, MISTRAL_MAPPED_TEXT)
+                        if text_piece(content.get('text')) is not None:
+                            choice.content.append(content['text'])
+                    elif chunk_type == 'thinking':
+                        keep_unmapped(choice.metadata, content, MISTRAL_MAPPED_THINKING)
+                        for inner in content.get('thinking') or []:
+                            if isinstance(inner, str):
+                                if inner:
+                                    choice.reasoning.append(inner)
+                            elif isinstance(inner, dict) and mistral_chunk_type(inner) == 'text':
+                                keep_unmapped(choice.metadata, inner, MISTRAL_MAPPED_TEXT)
+                                if text_piece(inner.get('text')) is not None:
+                                    choice.reasoning.append(inner['text'])
+                            else:
+                                choice.keep_item(inner)
+                        signature = content.get('signature')
+                        if text_piece(signature) is not None:
+                            choice.signatures.append(signature)
+                            choice.opaque_item('mistral', 'signature', 'signature', 'reasoning', signature)
+                    elif chunk_type == 'tool_reference' and text_piece(content.get('url')) is not None:
+                        keep_unmapped(choice.metadata, content, MISTRAL_MAPPED_REFERENCE)
+                        title = content.get('title')
+                        choice.sources.append({'kind': 'url', 'url': content['url'], **({'title': title} if text_piece(title) else {})})
+                    else:
+                        choice.keep_item(content)
+                elif content is not None:
+                    choice.keep_item(content)
+            elif kind == 'function.call.delta':
+                call_id = text_piece(event.get('tool_call_id'))
+                if call_id is None:
+                    raise Fault('ProtocolError', f'event {number}: a function call without its tool_call_id')
+                arguments = event.get('arguments')
+                call = choice.tool_fragment(('call', call_id), call_id, text_piece(event.get('name')),
+                                            arguments if isinstance(arguments, str) else '')
+                keep_unmapped(call.metadata, event, MISTRAL_MAPPED[kind])
+            elif kind in ('tool.execution.started', 'tool.execution.delta', 'tool.execution.done'):
+                keep_unmapped(assembly.metadata, event, MISTRAL_MAPPED['tool.execution'])
+                run_id = event.get('id')
+                arguments = event.get('arguments') if isinstance(event.get('arguments'), str) else ''
+                if kind == 'tool.execution.started':
+                    executions[run_id] = {'name': event.get('name') or '', 'arguments': arguments}
+                    continue
+                run_state = executions.setdefault(run_id, {'name': event.get('name') or '', 'arguments': ''})
+                if kind == 'tool.execution.delta':
+                    run_state['arguments'] += arguments
+                    continue
+                text = run_state['arguments']
+                if text == '':
+                    tool_input = {}
+                else:
+                    try:
+                        tool_input = parse_json(text)
+                    except ValueError:
+                        tool_input = text
+                choice.provider_call(run_id, run_state['name'] or event.get('name') or '', 'tool.execution', tool_input)
+                info = event.get('info')
+                choice.provider_result(run_id, info if isinstance(info, dict) else {})
+            elif kind in ('agent.handoff.started', 'agent.handoff.done'):
+                choice.keep_item(event)
+            elif kind == 'conversation.response.done':
+                keep_unmapped(assembly.metadata, event, MISTRAL_MAPPED[kind])
+                choice.raw_finish = 'conversation.response.done'
+                usage = event.get('usage') or {}
+                keep_unmapped(assembly.metadata, usage, MISTRAL_MAPPED_USAGE)
+                assembly.merge_usage({'prompt': usage.get('prompt_tokens'), 'completion': usage.get('completion_tokens'),
+                                      'total': usage.get('total_tokens')})
+                done = True
+                break
+            else:
+                raise Unsupported(f'event {number}: an event of type {kind!r}')
+        if cut_mid_line or not done:
+            raise Fault('StreamClosedEarlyError', 'no conversation.response.done')
+        return assembly.completion(MISTRAL_CONVERSATIONS_FINISH)
+
+    return run(assembly, body)
+
+
+# --------------------------------------------------------------------------------------------------
+# Gemini Interactions API (`/v1beta/interactions`, stream: true)
+
+GEMINI_INTERACTIONS_FINISH = normalizer({
+    'completed': 'stop',
+    'requires_action': 'tool_calls',  # waiting for the program's function results
+    'incomplete': 'length',  # a long decode stopped; its continuation token resumes it
+    'budget_exceeded': 'length',
+    'failed': 'error',
+    'cancelled': 'other',
+})
+# Read, or known to carry nothing (`event_id` differs on every event); the rest is kept.
+INTERACTION_MAPPED_EVENT = {'event_type', 'event_id', 'interaction', 'interaction_id', 'status', 'index', 'step', 'delta',
+                            'metadata', 'usage'}
+INTERACTION_MAPPED_RESOURCE = {'id', 'model', 'status', 'usage', 'steps', 'updated', 'continuation_token'}
+INTERACTION_MAPPED_STEP = {
+    'thought': {'type', 'summary', 'signature'},
+    'model_output': {'type', 'content', 'error'},
+    'function_call': {'type', 'id', 'name', 'arguments'},
+    'call': {'type', 'id', 'name', 'arguments', 'signature'},
+    'result': {'type', 'call_id', 'name', 'result', 'signature'},
+}
+# A delta that is read (any other is kept whole as an item).
+INTERACTION_MAPPED_DELTA = {'type', 'text', 'content', 'signature', 'arguments', 'annotations', 'result'}
+INTERACTION_MAPPED_USAGE = {'total_input_tokens', 'total_output_tokens', 'total_thought_tokens', 'total_cached_tokens', 'total_tokens'}
+INTERACTION_MAPPED_TEXT = {'type', 'text', 'annotations'}
+INTERACTION_MAPPED_CITATION = {
+    'url_citation': {'type', 'url', 'title'},
+    'place_citation': {'type', 'url', 'name'},
+    'file_citation': {'type', 'document_uri', 'file_name'},
+}
+
+
+def read_gemini_interactions(raw):
+    """Gemini's Interactions stream (@google/genai 3.x `InteractionSSEEvent`): the interaction's id and
+    model from its first lifecycle event; steps by `index`: a thought's summary is the reasoning and its
+    signature a reasoning signature (an opaque item of the reasoning, `block` the step's index); a
+    model_output's text the content, its url/place/file citations sources (other annotations and content
+    blocks kept as items); a function_call step a call for the program (id, name, its start's arguments
+    when not empty, else its arguments_delta pieces); a `*_call` step but function_call a tool Google ran
+    (provider call at its stop: id, else `<interaction id>-step-<index>`; name, else the type without
+    `_call`; input its arguments, replaced by a delta of its type, or the JSON of its arguments_delta
+    pieces), its `*_result` step the result of the call its call_id names (a delta of its type replaces
+    it); other steps and deltas kept as items. Usage from every usage and metadata.total_usage, the last
+    of each field; completion = output + thought tokens. `interaction.completed` ends it (raw finish:
+    its status; a continuation token is an opaque item of the turn); `[DONE]` does not; an `error`
+    event is a ProviderError."""
+    assembly = Assembly('gemini-interactions')
+    assembly.provider = 'google'
+
+    def body():
+        frames, cut_mid_line = read_sse(raw)
+        choice = assembly.choice(0)
+        steps = {}
+        interaction_id = ['']
+        ran = set()
+        done = False
+
+        def signature(value, index, part):
+            if text_piece(value) is None:
+                return
+            if part == 'reasoning':
+                choice.signatures.append(value)
+                choice.opaque_item('google', 'signature', 'thought_signature', 'reasoning', value, block=index)
+            else:
+                choice.opaque_item('google', 'signature', 'signature', 'turn', value, block=index)
+
+        def content_block(block, into):
+            if not (isinstance(block, dict) and block.get('type') == 'text'):
+                choice.keep_item(block)
+                return
+            keep_unmapped(choice.metadata, block, INTERACTION_MAPPED_TEXT)
+            if text_piece(block.get('text')) is not None:
+                into.append(block['text'])
+            annotations(block.get('annotations'))
+
+        def annotations(value):
+            if value is None:
+                return
+            for annotation in value if isinstance(value, list) else [value]:
+                kind = annotation.get('type') if isinstance(annotation, dict) else None
+                source = None
+                if kind in ('url_citation', 'place_citation') and text_piece(annotation.get('url')) is not None:
+                    title = annotation.get('title' if kind == 'url_citation' else 'name')
+                    source = {'kind': 'url', 'url': annotation['url'], **({'title': title} if text_piece(title) else {})}
+                elif kind == 'file_citation':
+                    name = text_piece(annotation.get('file_name'))
+                    document = text_piece(annotation.get('document_uri')) or name
+                    if document is not None:
+                        source = {'kind': 'document', 'documentId': document, **({'title': name} if name else {})}
+                if source is None:
+                    choice.keep_item(annotation)
+                else:
+                    keep_unmapped(choice.metadata, annotation, INTERACTION_MAPPED_CITATION[kind])
+                    choice.sources.append(source)
+
+        def usage(value):
+            if not isinstance(value, dict):
+                return
+            keep_unmapped(assembly.metadata, value, INTERACTION_MAPPED_USAGE)
+            output, thought = value.get('total_output_tokens'), value.get('total_thought_tokens')
+            fields = {'prompt': value.get('total_input_tokens'), 'total': value.get('total_tokens'),
+                      'cached': value.get('total_cached_tokens'), 'reasoning': thought}
+            if is_number(output) or is_number(thought):
+                fields['completion'] = (output if is_number(output) else 0) + (thought if is_number(thought) else 0)
+            assembly.merge_usage(fields)
+
+        def interaction(event):
+            resource = event.get('interaction')
+            if not isinstance(resource, dict):
+                return {}
+            keep_unmapped(assembly.metadata, resource, INTERACTION_MAPPED_RESOURCE)
+            if assembly.id is None:
+                assembly.id = resource.get('id') or ''
+                interaction_id[0] = assembly.id
+                assembly.take_model(resource.get('model'))
+            return resource
+
+        for number, frame in enumerate(frames, 1):
+            if frame.data == '[DONE]':
+                continue
+            event = parse_payload(frame.data, f'event {number}')
+            kind = event.get('event_type')
+            if frame.event not in ('message', kind):
+                raise Unsupported(f'event {number}: event name {frame.event!r} differs from event_type {kind!r}')
+            if kind == 'error' or event.get('error') is not None:
+                raise Fault('ProviderError', f'event {number} is an error')
+            keep_unmapped(assembly.metadata, event, INTERACTION_MAPPED_EVENT)
+            if kind == 'interaction.created':
+                interaction(event)
+            elif kind == 'interaction.status_update':
+                usage(event.get('usage'))
+            elif kind == 'step.start':
+                index, step = event.get('index'), event.get('step') or {}
+                step_type = step.get('type')
+                if step_type == 'thought':
+                    steps[index] = {'kind': 'thought'}
+                    keep_unmapped(choice.metadata, step, INTERACTION_MAPPED_STEP['thought'])
+                    for block in step.get('summary') or []:
+                        content_block(block, choice.reasoning)
+                    signature(step.get('signature'), index, 'reasoning')
+                elif step_type == 'model_output':
+                    if step.get('error') is not None:
+                        raise Fault('ProviderError', f'event {number}: a model_output step with an error')
+                    steps[index] = {'kind': 'output'}
+                    keep_unmapped(choice.metadata, step, INTERACTION_MAPPED_STEP['model_output'])
+                    for block in step.get('content') or []:
+                        content_block(block, choice.content)
+                elif step_type == 'function_call':
+                    arguments = step.get('arguments') or {}
+                    whole = js_stringify(arguments) if arguments else ''
+                    call = choice.tool_fragment(('step', index), text_piece(step.get('id')), text_piece(step.get('name')), whole)
+                    keep_unmapped(call.metadata, step, INTERACTION_MAPPED_STEP['function_call'])
+                    steps[index] = {'kind': 'call'}
+                elif isinstance(step_type, str) and step_type.endswith('_call'):
+                    keep_unmapped(choice.metadata, step, INTERACTION_MAPPED_STEP['call'])
+                    steps[index] = {'kind': 'server-call', 'type': step_type,
+                                    'id': text_piece(step.get('id')) or f'{interaction_id[0]}-step-{index}',
+                                    'name': text_piece(step.get('name')) or step_type[:-len('_call')],
+                                    'input': step.get('arguments') if step.get('arguments') is not None else {}, 'text': ''}
+                    signature(step.get('signature'), index, 'turn')
+                elif (isinstance(step_type, str) and step_type.endswith('_result') and step_type != 'function_result'
+                      and step.get('call_id') in ran):
+                    keep_unmapped(choice.metadata, step, INTERACTION_MAPPED_STEP['result'])
+                    steps[index] = {'kind': 'server-result', 'type': step_type, 'call_id': step['call_id'], 'result': step.get('result')}
+                    signature(step.get('signature'), index, 'turn')
+                else:
+                    steps[index] = {'kind': 'other'}
+                    choice.keep_item(step)
+            elif kind == 'step.delta':
+                index = event.get('index')
+                if index not in steps:
+                    raise Fault('ProtocolError', f'event {number}: a delta of a step that never started')
+                state, delta = steps[index], event.get('delta')
+                if isinstance(delta, dict):
+                    delta_type = delta.get('type')
+                    read = {
+                        'text': state['kind'] in ('output', 'thought'),
+                        'thought_summary': state['kind'] == 'thought',
+                        'thought_signature': True,
+                        'text_annotation_delta': state['kind'] == 'output',
+                        'arguments_delta': state['kind'] in ('call', 'server-call'),
+                    }.get(delta_type, state['kind'] in ('server-call', 'server-result') and delta_type == state.get('type'))
+                    if read:
+                        keep_unmapped(choice.metadata, delta, INTERACTION_MAPPED_DELTA)
+                    if delta_type == 'text' and state['kind'] in ('output', 'thought'):
+                        if text_piece(delta.get('text')) is not None:
+                            (choice.content if state['kind'] == 'output' else choice.reasoning).append(delta['text'])
+                    elif delta_type == 'thought_summary' and state['kind'] == 'thought':
+                        if delta.get('content') is not None:
+                            content_block(delta['content'], choice.reasoning)
+                    elif delta_type == 'thought_signature':
+                        signature(delta.get('signature'), index, 'reasoning' if state['kind'] == 'thought' else 'turn')
+                    elif delta_type == 'text_annotation_delta' and state['kind'] == 'output':
+                        annotations(delta.get('annotations'))
+                    elif delta_type == 'arguments_delta' and state['kind'] == 'call':
+                        choice.tool_fragment(('step', index), None, None, delta.get('arguments') or '')
+                    elif delta_type == 'arguments_delta' and state['kind'] == 'server-call':
+                        state['text'] += delta.get('arguments') or ''
+                    elif state['kind'] == 'server-call' and delta_type == state['type']:
+                        if delta.get('arguments') is not None:
+                            state['input'] = delta['arguments']
+                        signature(delta.get('signature'), index, 'turn')
+                    elif state['kind'] == 'server-result' and delta_type == state['type']:
+                        if 'result' in delta:
+                            state['result'] = delta['result']
+                        signature(delta.get('signature'), index, 'turn')
+                    else:
+                        choice.keep_item(delta)
+                metadata = event.get('metadata')
+                if isinstance(metadata, dict):
+                    usage(metadata.get('total_usage'))
+            elif kind == 'step.stop':
+                index = event.get('index')
+                if index not in steps:
+                    raise Fault('ProtocolError', f'event {number}: the stop of a step that never started')
+                state = steps[index]
+                if state['kind'] == 'server-call':
+                    tool_input = state['input']
+                    if state['text']:
+                        try:
+                            tool_input = parse_json(state['text'])
+                        except ValueError:
+                            tool_input = state['text']
+                    ran.add(state['id'])
+                    choice.provider_call(state['id'], state['name'], state['type'], tool_input)
+                elif state['kind'] == 'server-result':
+                    choice.provider_result(state['call_id'], state['result'])
+                usage(event.get('usage'))
+            elif kind == 'interaction.completed':
+                resource = interaction(event)
+                if not isinstance(resource.get('status'), str) or not resource['status']:
+                    raise Fault('ProtocolError', f'event {number}: interaction.completed without a status')
+                usage(resource.get('usage'))
+                if text_piece(resource.get('continuation_token')) is not None:
+                    choice.opaque_item('google', 'continuation', 'continuation_token', 'turn', resource['continuation_token'])
+                choice.raw_finish = resource['status']
+                done = True
+                break
+            else:
+                raise Unsupported(f'event {number}: an event of type {kind!r}')
+        if cut_mid_line or not done:
+            raise Fault('StreamClosedEarlyError', 'no interaction.completed')
+        return assembly.completion(GEMINI_INTERACTIONS_FINISH, missing_id='')
+
+    return run(assembly, body)
+
+
+# --------------------------------------------------------------------------------------------------
 # Driver
 
 READERS = {
@@ -2346,6 +2748,8 @@ READERS = {
     'bedrock-converse': read_bedrock_converse,
     'cohere': read_cohere,
     'openai-realtime': read_openai_realtime,
+    'mistral-conversations': read_mistral_conversations,
+    'gemini-interactions': read_gemini_interactions,
 }
 
 
@@ -2354,8 +2758,8 @@ def dialect_of(path):
     parts = relative.split('/')
     if parts[0] == 'corpus' and len(parts) == 3:
         return parts[1]  # corpus/<dialect>/<recording>
-    if parts[0] == 'dialects' and len(parts) == 3 and parts[1] in READERS:
-        return parts[1]  # dialects/<dialect>/<stream>
+    if parts[0] == 'dialects' and len(parts) == 3 and parts[1] in FOLDER_DIALECTS:
+        return parts[1]  # dialects/<dialect>/<recording>
     return DIALECT_OF.get(relative, 'openai-chat')
 
 

@@ -24,7 +24,9 @@ export { BedrockInvokeParser } from '../dialects/bedrock-invoke/bedrockInvoke.js
 export { ChatEventsParser } from '../dialects/chat-events/chatEvents.js';
 export { CohereParser } from '../dialects/cohere/cohere.js';
 export { GeminiParser } from '../dialects/gemini/gemini.js';
+export { GeminiInteractionsParser } from '../dialects/gemini-interactions/geminiInteractions.js';
 export { LlamaCppCompletionParser } from '../dialects/llamacpp-completion/llamacppCompletion.js';
+export { MistralConversationsParser } from '../dialects/mistral-conversations/mistralConversations.js';
 export { OllamaParser } from '../dialects/ollama/ollama.js';
 export { OpenAiChatParser } from '../dialects/openai-chat/openaiChat.js';
 export { OpenAiRealtimeParser } from '../dialects/openai-realtime/openaiRealtime.js';

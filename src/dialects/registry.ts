@@ -6,6 +6,8 @@ import { chatEvents } from './chat-events/chatEvents.js';
 import { cohere } from './cohere/cohere.js';
 import { Dialect } from './Dialect.js';
 import { gemini } from './gemini/gemini.js';
+import { geminiInteractions } from './gemini-interactions/geminiInteractions.js';
+import { mistralConversations } from './mistral-conversations/mistralConversations.js';
 import { llamacppCompletion } from './llamacpp-completion/llamacppCompletion.js';
 import { ollama } from './ollama/ollama.js';
 import { openaiChat } from './openai-chat/openaiChat.js';
@@ -34,6 +36,8 @@ export const DIALECT_LIST = [
   openaiResponses,
   typedEvents,
   cohere,
+  mistralConversations,
+  geminiInteractions,
   gemini,
   openaiChat,
   ollama,

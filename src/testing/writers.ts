@@ -5,7 +5,9 @@ import { bedrockInvokeWriter } from '../dialects/bedrock-invoke/bedrockInvokeWri
 import { chatEventsWriter } from '../dialects/chat-events/chatEventsWriter.js';
 import { cohereWriter } from '../dialects/cohere/cohereWriter.js';
 import { geminiWriter } from '../dialects/gemini/geminiWriter.js';
+import { geminiInteractionsWriter } from '../dialects/gemini-interactions/geminiInteractionsWriter.js';
 import { llamacppCompletionWriter } from '../dialects/llamacpp-completion/llamacppCompletionWriter.js';
+import { mistralConversationsWriter } from '../dialects/mistral-conversations/mistralConversationsWriter.js';
 import { ollamaWriter } from '../dialects/ollama/ollamaWriter.js';
 import { openaiChatWriter } from '../dialects/openai-chat/openaiChatWriter.js';
 import { openaiCompletionsWriter } from '../dialects/openai-chat/openaiCompletionsWriter.js';
@@ -30,4 +32,6 @@ export const WRITERS: Readonly<Record<ProviderFormat, ProviderWriter>> = {
   'bedrock-converse': bedrockConverseWriter,
   'bedrock-invoke': bedrockInvokeWriter,
   cohere: cohereWriter,
+  'mistral-conversations': mistralConversationsWriter,
+  'gemini-interactions': geminiInteractionsWriter,
 };

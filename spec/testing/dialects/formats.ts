@@ -388,4 +388,46 @@ export const FORMATS: Readonly<Record<ProviderFormat, FormatFacts>> = {
     details: ['cachedPromptTokens'],
     errorSays: 'an internal error occurred while generating the reply',
   },
+  // Mistral's Conversations stream: one choice, reasoning as thinking chunks, streamed calls; no model
+  // in the kit's events; no finish reason on the wire (the end, conversation.response.done, is the raw
+  // value, and calls make it tool_calls); usage the three counts as sent; an error is
+  // conversation.response.error with its message and code.
+  'mistral-conversations': {
+    ...base,
+    id: 'conv_test',
+    model: null,
+    ownModel: false,
+    raw: { stop: 'conversation.response.done', tool_calls: 'conversation.response.done' },
+    toolCallsByCalls: true,
+    usage: 'free',
+    details: [],
+    errorSays: 'Service unavailable, please retry',
+  },
+  // Gemini's Interactions stream: one choice, a thought step's summary as reasoning and its one
+  // signature as a thought_signature delta, a model_output step, function_call steps with streamed
+  // arguments; the interaction's status as the raw finish; usage: input, output less thoughts,
+  // thoughts and cache as given, the total as given; an error is an `error` event.
+  'gemini-interactions': {
+    ...base,
+    id: 'v1_test',
+    model: 'gemini-3-flash-preview',
+    signatures: 1,
+    raw: { stop: 'completed', tool_calls: 'requires_action', length: 'incomplete', error: 'failed', other: 'cancelled' },
+    usage: 'free',
+    details: ['cachedPromptTokens', 'reasoningTokens'],
+    errorSays: 'An internal error has occurred. Please retry.',
+    // The interaction's `object`, which no field of a completion names.
+    envelope: { google: { object: 'interaction' } },
+    // The thought step (step 0)'s signature, after its summary.
+    opaqueItems: (choice) =>
+      (choice.reasoningSignatures ?? []).map((data) => ({
+        provider: 'google',
+        kind: 'signature',
+        type: 'thought_signature',
+        part: 'reasoning',
+        block: 0,
+        data,
+        at: afterReasoning(choice),
+      })),
+  },
 };

@@ -264,34 +264,42 @@ export abstract class JsonDialectParser implements DialectParser {
   protected visitKept(_payload: JsonObject, _visit: KeptVisitor): void {}
 
   push(frame: SseFrame): void {
+    // Kept small, as `read` of each dialect is: the engine inlines only small functions, and this runs
+    // for every frame. What few frames need is in methods of its own.
     this.frameCount++;
+    if ((this.ended || frame.data === '[DONE]') && this.readOutOfBand(frame)) return;
+    const payload = this.parsePayload(frame);
+    const error = this.errorIn(frame, payload);
+    if (error !== undefined) throw error;
+    if (this.declaresKept) this.readDeclared(payload, frame);
+    else this.readJudged(payload, frame);
+    if (this.emit !== this.sink && this.unreadText === undefined) this.unreadText = findText(payload);
+  }
+
+  /** A frame after the end, or a `[DONE]`: true when it is taken care of here (it is no payload to read). */
+  private readOutOfBand(frame: SseFrame): boolean {
     if (this.ended) {
       if (this.strict && this.afterEnd === 'strict-error') {
         throw this.protocolError(`a ${this.unit} arrived after ${this.endedBy ?? this.endSignal}`, 'strict');
       }
-      return;
+      return true;
     }
-    if (frame.data === '[DONE]' && this.doneFrame !== 'payload') {
-      if (this.doneFrame === 'end') this.readDone();
-      else if (this.strict) throw this.protocolError(`[DONE] is not part of the ${this.formatName} stream`, 'strict');
-      return;
+    if (this.doneFrame === 'payload') return false;
+    if (this.doneFrame === 'end') this.readDone();
+    else if (this.strict) throw this.protocolError(`[DONE] is not part of the ${this.formatName} stream`, 'strict');
+    return true;
+  }
+
+  /** `read`, for a dialect that does not declare what it keeps: its shape judged by its keeping calls. */
+  private readJudged(payload: JsonObject, frame: SseFrame): void {
+    this.judgeShape(payload);
+    this.read(payload, frame);
+    const judged = this.judged;
+    if (judged !== undefined) {
+      this.judged = undefined;
+      // Nothing it kept is at a hole: the next payloads of this shape keep the same values, now kept.
+      if (!this.judgedChanges) judged.note = { changes: this.keptChanges, calls: this.judgedCalls } satisfies ShapeVerdict;
     }
-    const payload = this.parsePayload(frame);
-    const error = this.errorIn(frame, payload);
-    if (error !== undefined) throw error;
-    if (this.declaresKept) {
-      this.readDeclared(payload, frame);
-    } else {
-      this.judgeShape(payload);
-      this.read(payload, frame);
-      const judged = this.judged;
-      if (judged !== undefined) {
-        this.judged = undefined;
-        // Nothing it kept is at a hole: the next payloads of this shape keep the same values, now kept.
-        if (!this.judgedChanges) judged.note = { changes: this.keptChanges, calls: this.judgedCalls } satisfies ShapeVerdict;
-      }
-    }
-    if (this.emit !== this.sink && this.unreadText === undefined) this.unreadText = findText(payload);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { SseFrame } from '../../frames/SseParser.js';
 import { LlmStreamError } from '../../errors/errors.js';
 import { JsonValue, Usage } from '../../types/events.js';
+import type { Timings } from '../../types/replyParts.js';
 import { JsonObject, copyJson, excerpt, isJsonObject, nonEmptyString } from '../../internal/json.js';
 import { mergeUsage } from '../../internal/mergeUsage.js';
 import { defineDialect } from '../Dialect.js';
@@ -195,42 +196,54 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
       this.unknown(chunk, frame);
       return;
     }
-    if (!this.started) {
-      // Every chunk repeats the id; it is read only until the first one names it.
-      const rawId = chunk['id'];
-      const id = nonEmptyString(rawId);
-      if (id !== undefined) {
-        this.started = true;
-        this.emit({ type: 'start', id, model: nonEmptyString(chunk['model']) ?? null });
-      } else if (rawId === '' && this.emptyId === false && !this.strict) {
-        // An id, empty: the completion's at the end, unless a later chunk names one.
-        this.emptyId = { model: nonEmptyString(chunk['model']) ?? null };
-      }
-    }
+    // Every chunk repeats the id; it is read only until the first one names it.
+    if (!this.started) this.readStart(chunk);
     const progress = chunk['prompt_progress'];
-    if (isJsonObject(progress)) {
-      this.emit({
-        type: 'progress',
-        progress: readPromptProgress(progress),
-      });
-    }
+    if (progress !== undefined) this.readProgress(progress);
     // Timings are read before the choices: a chunk's reasoning counts its own predicted_n.
-    const timings = isJsonObject(chunk['timings']) ? readTimings(chunk['timings']) : undefined;
-    if (timings?.predicted_n !== undefined) this.latestPredicted = timings.predicted_n;
+    const rawTimings = chunk['timings'];
+    const timings = rawTimings !== undefined ? this.readTimingsOf(rawTimings) : undefined;
 
     const choices = chunk['choices'];
     if (Array.isArray(choices)) {
       for (let position = 0; position < choices.length; position++) this.readChoice(choices[position], position);
-    } else if (choices !== undefined && choices !== null && (this.strict || !isJsonObject(choices) || Object.keys(choices).length > 0)) {
-      // Only `{}` is absorbed: it carries nothing. An object that holds anything would be choices dropped unread.
-      throw this.protocolError('choices is not an array');
-    }
+    } else if (choices !== undefined && choices !== null) this.checkNoChoices(choices);
 
-    const usage = this.readUsage(chunk);
-    if (usage !== undefined) this.emit({ type: 'usage', usage });
+    const rawUsage = chunk['usage'];
+    const groq = chunk['x_groq'];
+    if (groq !== undefined || (rawUsage !== undefined && rawUsage !== null)) this.readUsage(rawUsage, groq);
+    // `"usage": null` on a chunk: the server streams usage last (OpenAI's `include_usage`), and owes it.
+    else if (rawUsage === null) this.usageOwed ||= !this.usageCame;
     if (timings !== undefined) this.emit({ type: 'timings', timings });
     if (chunk['search_results'] !== undefined || chunk['citations'] !== undefined) this.readSearchSources(chunk);
     if (this.keeping) this.keepUnmapped(chunk, MAPPED_ENVELOPE);
+  }
+
+  // The parts of `read`, `readChoice` and `readDelta` that most chunks never reach are methods of their
+  // own: those three run for every chunk, and V8 inlines a function only while it is small (460 bytes of
+  // bytecode). Inlined, they cost 5% fewer instructions on the benchmark's text stream.
+
+  private readStart(chunk: JsonObject): void {
+    const rawId = chunk['id'];
+    const id = nonEmptyString(rawId);
+    if (id !== undefined) {
+      this.started = true;
+      this.emit({ type: 'start', id, model: nonEmptyString(chunk['model']) ?? null });
+    } else if (rawId === '' && this.emptyId === false && !this.strict) {
+      // An id, empty: the completion's at the end, unless a later chunk names one.
+      this.emptyId = { model: nonEmptyString(chunk['model']) ?? null };
+    }
+  }
+
+  private readProgress(progress: unknown): void {
+    if (isJsonObject(progress)) this.emit({ type: 'progress', progress: readPromptProgress(progress) });
+  }
+
+  private readTimingsOf(raw: unknown): Timings | undefined {
+    if (!isJsonObject(raw)) return undefined;
+    const timings = readTimings(raw);
+    if (timings.predicted_n !== undefined) this.latestPredicted = timings.predicted_n;
+    return timings;
   }
 
   /**
@@ -263,13 +276,16 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
     }
   }
 
-  /** `usage` and Groq's `x_groq.usage`, the standard one winning field by field. */
-  private readUsage(chunk: JsonObject): Usage | undefined {
+  /** `choices` that is not a list: only `{}` is absorbed, it carries nothing. */
+  private checkNoChoices(choices: unknown): void {
+    // An object that holds anything would be choices dropped unread.
+    if (this.strict || !isJsonObject(choices) || Object.keys(choices).length > 0) throw this.protocolError('choices is not an array');
+  }
+
+  /** `usage` and Groq's `x_groq.usage`, the standard one winning field by field: a `usage` event. */
+  private readUsage(raw: unknown, groq: unknown): void {
     let usage: Usage | undefined;
-    const groq = chunk['x_groq'];
     if (isJsonObject(groq) && isJsonObject(groq['usage'])) usage = readOpenAiUsage(groq['usage']);
-    const raw = chunk['usage'];
-    // `"usage": null` on a chunk: the server streams usage last (OpenAI's `include_usage`), and owes it.
     if (raw === null) this.usageOwed ||= usage === undefined && !this.usageCame;
     if (isJsonObject(raw)) {
       this.usageCame = true;
@@ -282,7 +298,7 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
     } else if (raw !== undefined && raw !== null && this.strict) {
       throw this.protocolError('usage is not an object');
     }
-    return usage;
+    if (usage !== undefined) this.emit({ type: 'usage', usage });
   }
 
   private readChoice(choice: unknown, position: number): void {
@@ -298,24 +314,40 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
 
     if (this.keeping) this.keepUnmapped(choice, MAPPED_CHOICE, choicePlace(index));
     const delta = choice['delta'];
-    if (isJsonObject(delta)) this.readDelta(delta, index, position);
-    else if (delta !== undefined && delta !== null) throw this.protocolError(`choices[${position}].delta is not an object`);
-    else if (isJsonObject(choice['message'])) {
-      // A whole message and no delta: the reply in one chunk, read as one delta. After output of this
-      // choice it is that output repeated whole (Perplexity's last chunk), already read.
-      if (!this.begun.has(index) && !this.strict) this.readDelta(choice['message'], index, position);
-    } else {
-      // The legacy Completions stream: the text of the chunk, with no delta around it.
-      const text = this.text(choice['text'], `choices[${position}]`, 'text');
-      if (text) {
-        this.noteOutput(index);
-        this.emit({ type: 'content', choice: index, text });
-      }
-    }
-    this.readLogprobs(choice['logprobs'], index, position);
+    if (isJsonObject(delta)) {
+      this.readDelta(delta, index, position);
+      this.readDeltaParts(delta, index, position);
+    } else if (delta !== undefined && delta !== null) throw this.protocolError(`choices[${position}].delta is not an object`);
+    else this.readWithoutDelta(choice, index, position);
+    // Calls guarded here, not only in the readers: a call never made is not inlined, and leaves room for those made.
+    const logprobs = choice['logprobs'];
+    if (logprobs !== undefined && logprobs !== null) this.readLogprobs(logprobs, index, position);
 
     const rawFinish = choice['finish_reason'];
-    if (rawFinish === undefined || rawFinish === null) return;
+    if (rawFinish !== undefined && rawFinish !== null) this.readFinish(rawFinish, index, position);
+  }
+
+  /** A choice with no delta: a whole message, or the legacy Completions stream's text. */
+  private readWithoutDelta(choice: JsonObject, index: number, position: number): void {
+    const message = choice['message'];
+    if (isJsonObject(message)) {
+      // A whole message and no delta: the reply in one chunk, read as one delta. After output of this
+      // choice it is that output repeated whole (Perplexity's last chunk), already read.
+      if (!this.begun.has(index) && !this.strict) {
+        this.readDelta(message, index, position);
+        this.readDeltaParts(message, index, position);
+      }
+      return;
+    }
+    // The legacy Completions stream: the text of the chunk, with no delta around it.
+    const text = this.text(choice['text'], `choices[${position}]`, 'text');
+    if (text) {
+      this.noteOutput(index);
+      this.emit({ type: 'content', choice: index, text });
+    }
+  }
+
+  private readFinish(rawFinish: unknown, index: number, position: number): void {
     if (typeof rawFinish !== 'string' || rawFinish === '') {
       throw this.protocolError(`choices[${position}].finish_reason is ${describeValue(rawFinish)}`);
     }
@@ -349,9 +381,32 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
       content = this.text(rawContent, where, 'content');
     }
     const refusal = this.text(delta['refusal'], where, 'refusal');
-    if (reasoning || content || refusal || delta['tool_calls'] != null || delta['function_call'] != null || delta['audio'] != null) {
-      this.noteOutput(choice);
-    }
+    if (reasoning || content || refusal || carriesCallOrAudio(delta)) this.noteOutput(choice);
+    if (reasoning || details !== undefined || thinkingSignatures !== undefined)
+      this.emitReasoning(choice, reasoning, details, thinkingSignatures);
+    if (content) this.emit({ type: 'content', choice, text: content });
+    if (refusal) this.emit({ type: 'refusal', choice, text: refusal });
+    const extra = delta['extra_content'];
+    if (extra !== undefined) this.readExtraContent(extra, choice, content || !reasoning ? 'content' : 'reasoning');
+    this.readAudio(delta, choice, where);
+    const annotations = delta['annotations'];
+    if (annotations !== undefined && annotations !== null) this.readAnnotations(annotations, choice, where);
+    if (references !== undefined) this.readReferences(references, choice);
+  }
+
+  /** What a delta carries after its texts, audio and sources: calls, executed tools, and what is kept. */
+  private readDeltaParts(delta: JsonObject, choice: number, position: number): void {
+    const toolCalls = delta['tool_calls'];
+    if (toolCalls !== undefined && toolCalls !== null) this.readToolCalls(toolCalls, choice, position);
+    const functionCall = delta['function_call'];
+    if (functionCall !== undefined && functionCall !== null) this.readFunctionCall(functionCall, choice, position);
+    const executed = delta['executed_tools'];
+    if (executed !== undefined) this.readExecutedTools(executed, choice);
+    if (this.keeping) this.keepUnmapped(delta, MAPPED_DELTA, choicePlace(choice));
+  }
+
+  /** A delta's reasoning, then what the next turn must send back of it, after the text it signs. */
+  private emitReasoning(choice: number, reasoning: string | undefined, details: unknown, signatures: string[] | undefined): void {
     if (reasoning) {
       this.emit(
         this.latestPredicted === undefined
@@ -359,24 +414,15 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
           : { type: 'reasoning', choice, text: reasoning, reasoningTokens: this.latestPredicted },
       );
     }
-    // What the next turn must send back of the reasoning, after the text it signs.
     if (details !== undefined) this.emitReasoningDetails(details, choice);
-    if (thinkingSignatures !== undefined) this.emitThinkingSignatures(thinkingSignatures, choice);
-    if (content) this.emit({ type: 'content', choice, text: content });
-    if (refusal) this.emit({ type: 'refusal', choice, text: refusal });
-    const extra = delta['extra_content'];
-    if (extra !== undefined && isThoughtSignature(extra)) {
-      const part = content || !reasoning ? 'content' : 'reasoning';
-      const item = { provider: 'google', kind: 'signature', type: 'extra_content', part, data: copyJson(extra) } as const;
-      this.emit({ type: 'opaque-item', choice, item });
-    }
-    this.readAudio(delta, choice, where);
-    this.readAnnotations(delta['annotations'], choice, where);
-    if (references !== undefined) this.readReferences(references, choice);
-    this.readToolCalls(delta['tool_calls'], choice, position);
-    this.readFunctionCall(delta['function_call'], choice, position);
-    if (delta['executed_tools'] !== undefined) this.readExecutedTools(delta['executed_tools'], choice);
-    if (this.keeping) this.keepUnmapped(delta, MAPPED_DELTA, choicePlace(choice));
+    if (signatures !== undefined) this.emitThinkingSignatures(signatures, choice);
+  }
+
+  /** Gemini's thought signature on a delta: it signs the part the delta carried. */
+  private readExtraContent(extra: unknown, choice: number, part: 'content' | 'reasoning'): void {
+    if (!isThoughtSignature(extra)) return;
+    const item = { provider: 'google', kind: 'signature', type: 'extra_content', part, data: copyJson(extra) } as const;
+    this.emit({ type: 'opaque-item', choice, item });
   }
 
   /**
@@ -623,6 +669,11 @@ function choicePlace(choice: number): MetadataPlace {
 
 /** `choices[0].delta`, made once per position: field paths are joined only for an error message. */
 const DELTA_PATHS: string[] = [];
+/** Whether a delta carries a tool call or audio: output, as text is. */
+function carriesCallOrAudio(delta: JsonObject): boolean {
+  return delta['tool_calls'] != null || delta['function_call'] != null || delta['audio'] != null;
+}
+
 function deltaPath(position: number): string {
   return (DELTA_PATHS[position] ??= `choices[${position}].delta`);
 }

@@ -70,21 +70,24 @@ export abstract class OpenAiChatCallReader extends JsonDialectParser {
     const calls = this.callsOf(choice);
     const index = this.callIndex(calls, choice, fragment, position, k);
     this.emitFragment(fragment, choice, index);
-    // Gemini's thought signature on a call goes back on that call: an opaque item of the call.
     const extra = (entry as JsonObject)['extra_content'];
-    if (extra !== undefined && isThoughtSignature(extra)) {
-      const item = {
-        provider: 'google',
-        kind: 'signature',
-        type: 'extra_content',
-        part: 'tool-call',
-        call: index,
-        data: copyJson(extra),
-      } as const;
-      this.emit({ type: 'opaque-item', choice, item });
-    }
+    if (extra !== undefined) this.readCallExtraContent(extra, choice, index);
     // Checked by `fragment`: an object. Kept after the fragment's event, for the call it names.
     if (this.keeping) this.keepUnmapped(entry as JsonObject, MAPPED_CALL, { choice, call: index });
+  }
+
+  /** Gemini's thought signature on a call goes back on that call: an opaque item of the call. */
+  private readCallExtraContent(extra: unknown, choice: number, index: number): void {
+    if (!isThoughtSignature(extra)) return;
+    const item = {
+      provider: 'google',
+      kind: 'signature',
+      type: 'extra_content',
+      part: 'tool-call',
+      call: index,
+      data: copyJson(extra),
+    } as const;
+    this.emit({ type: 'opaque-item', choice, item });
   }
 
   private emitFragment(fragment: Fragment, choice: number, index: number): void {
