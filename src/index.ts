@@ -32,6 +32,7 @@ export { llamacppCompletion } from './dialects/llamacpp-completion/llamacppCompl
 export { mistralConversations } from './dialects/mistral-conversations/mistralConversations.js';
 export { ollama } from './dialects/ollama/ollama.js';
 export { openaiChat } from './dialects/openai-chat/openaiChat.js';
+export { openaiRealtime } from './dialects/openai-realtime/openaiRealtime.js';
 export { openaiResponses } from './dialects/openai-responses/openaiResponses.js';
 export { DIALECT_LIST, DIALECTS } from './dialects/registry.js';
 export type { DialectName } from './dialects/registry.js';
@@ -210,6 +211,14 @@ export type { IdleTimeoutOptions } from './io/idleTimeout.js';
 export type { NodeReadableLike } from './io/NodeReadableLike.js';
 export { isFinalFrame, resumeFrames } from './io/resumeFrames.js';
 export type { ResumeFramesOptions } from './io/resumeFrames.js';
+
+// websocket: replies over a socket
+export { realtimeSocketReplies } from './websocket/realtimeSocketReplies.js';
+export type { RealtimeSocketRepliesOptions } from './websocket/realtimeSocketReplies.js';
+export { responsesSocketReplies } from './websocket/responsesSocketReplies.js';
+export type { ResponsesSocketRepliesOptions } from './websocket/responsesSocketReplies.js';
+export type { SocketOutsideEvent, SocketRepliesOptions, SocketReply } from './websocket/socketReplies.js';
+export type { SocketMessage } from './websocket/socketMessageText.js';
 
 // errors
 export {

@@ -59,7 +59,7 @@ DIALECT_OF = {
 
 # The folders of dialects/ named after the dialect of every recording in them. (dialects/cohere/ is not
 # one: its results are written out by hand in its spec, as marbles/README.md says.)
-FOLDER_DIALECTS = {'mistral-conversations', 'gemini-interactions'}
+FOLDER_DIALECTS = {'mistral-conversations', 'gemini-interactions', 'openai-realtime'}
 
 
 class Fault(Exception):
@@ -2213,6 +2213,132 @@ def read_bedrock_converse(raw):
 
 
 # --------------------------------------------------------------------------------------------------
+# OpenAI Realtime: the server events of one response.create, one JSON message a line
+
+REALTIME_FINISH = normalizer({'completed': 'stop', 'max_output_tokens': 'length', 'content_filter': 'content_filter'})
+
+# What every Realtime server event carries to address it (RealtimeServerEvent in openai 7.x): nothing of
+# the reply. A delta's text is read where the event is.
+REALTIME_MAPPED_EVENT = {'type', 'event_id', 'response_id', 'item_id', 'output_index', 'content_index', 'delta'}
+# RealtimeResponse: read for the start, the finish and the usage; `output` repeats the items that streamed.
+# The rest (conversation_id, output_modalities, max_output_tokens, audio, metadata) is kept on the reply.
+REALTIME_MAPPED_RESPONSE = {'id', 'object', 'status', 'status_details', 'usage', 'output'}
+REALTIME_MAPPED_CALL_ITEM = {'id', 'object', 'type', 'status', 'call_id', 'name', 'arguments'}
+# Events that repeat text already read, or frame it: nothing of them is kept.
+REALTIME_PART_EVENTS = {'response.content_part.added', 'response.content_part.done', 'response.output_text.done',
+                        'response.output_audio.done', 'response.output_audio_transcript.done'}
+
+
+def read_openai_realtime(raw):
+    assembly = Assembly('openai-realtime')
+    assembly.provider = 'openai'
+
+    def body():
+        lines, cut_mid_line = read_ndjson(raw)
+        choice = assembly.choice(0)
+        streamed = set()  # item ids of calls whose arguments came as deltas: the whole text after them repeats them
+        done = False
+
+        def call_of(number, key):
+            if ('item', key) not in choice.by_key:
+                raise Fault('ProtocolError', f'line {number}: arguments of a call no item announced')
+            return choice.calls[choice.by_key[('item', key)]]
+
+        for number, line in enumerate(lines, 1):
+            event = parse_payload(line, f'line {number}')
+            kind = event.get('type')
+            if kind == 'error':
+                raise Fault('ProviderError', f'line {number} is an error event')
+            response = event.get('response')
+            if kind in ('response.created', 'response.done'):
+                if not isinstance(response, dict):
+                    raise Fault('ProtocolError', f'line {number}: no response object')
+                assembly.take_id(response.get('id'))
+                keep_unmapped(assembly.metadata, response, REALTIME_MAPPED_RESPONSE)
+                keep_unmapped(assembly.metadata, event, REALTIME_MAPPED_EVENT | {'response'})
+            if kind == 'response.output_text.delta':
+                piece = text_piece(event.get('delta'))
+                if piece is not None:
+                    choice.content.append(piece)
+                keep_unmapped(choice.metadata, event, REALTIME_MAPPED_EVENT)
+            elif kind in ('response.output_audio_transcript.delta', 'response.output_audio.delta'):
+                piece = text_piece(event.get('delta'))
+                if piece is not None:
+                    if choice.audio is None:
+                        choice.audio = {'id': None, 'data': [], 'transcript': [], 'expiresAt': None}
+                    if text_piece(event.get('item_id')) is not None:
+                        choice.audio['id'] = event['item_id']
+                    field = 'data' if kind == 'response.output_audio.delta' else 'transcript'
+                    choice.audio[field].append(piece)
+                keep_unmapped(choice.metadata, event, REALTIME_MAPPED_EVENT)
+            elif kind in ('response.output_item.added', 'response.output_item.done'):
+                item = event.get('item')
+                if not isinstance(item, dict):
+                    raise Fault('ProtocolError', f'line {number}: no item')
+                keep_unmapped(choice.metadata, event, REALTIME_MAPPED_EVENT | {'item'})
+                if item.get('type') == 'function_call':
+                    key = text_piece(item.get('id')) or text_piece(item.get('call_id'))
+                    call = choice.tool_fragment(('item', key), text_piece(item.get('call_id')) or key,
+                                                text_piece(item.get('name')), '')
+                    keep_unmapped(call.metadata, item, REALTIME_MAPPED_CALL_ITEM)
+                    whole = item.get('arguments')
+                    if kind.endswith('.done') and key not in streamed and isinstance(whole, str) and whole != '':
+                        call.arguments.append(whole)
+                        streamed.add(key)
+                elif kind.endswith('.done') and item.get('type') != 'message':
+                    choice.keep_item(item)
+            elif kind == 'response.function_call_arguments.delta':
+                call = call_of(number, event.get('item_id'))
+                piece = event.get('delta')
+                if isinstance(piece, str) and piece != '':
+                    call.arguments.append(piece)
+                    streamed.add(event.get('item_id'))
+                keep_unmapped(call.metadata, event, REALTIME_MAPPED_EVENT | {'call_id', 'name', 'arguments'})
+            elif kind == 'response.function_call_arguments.done':
+                call = call_of(number, event.get('item_id'))
+                whole = event.get('arguments')
+                if event.get('item_id') not in streamed and isinstance(whole, str) and whole != '':
+                    call.arguments.append(whole)
+                    streamed.add(event.get('item_id'))
+                keep_unmapped(call.metadata, event, REALTIME_MAPPED_EVENT | {'call_id', 'name', 'arguments'})
+            elif kind == 'response.done':
+                status = response.get('status')
+                details = response.get('status_details') if isinstance(response.get('status_details'), dict) else {}
+                if status == 'cancelled':
+                    raise Fault('StreamClosedEarlyError', 'the response was cancelled')
+                if status == 'failed':
+                    raise Fault('ProviderError', 'the response failed')
+                if status == 'completed':
+                    choice.raw_finish = 'completed'
+                elif status == 'incomplete':
+                    choice.raw_finish = text_piece(details.get('reason')) or 'incomplete'
+                else:
+                    raise Fault('ProtocolError', f'line {number}: response.done with status {status!r}')
+                usage = response.get('usage')
+                if isinstance(usage, dict):
+                    inputs = usage.get('input_token_details') if isinstance(usage.get('input_token_details'), dict) else {}
+                    outputs = usage.get('output_token_details') if isinstance(usage.get('output_token_details'), dict) else {}
+                    assembly.merge_usage({
+                        'prompt': usage.get('input_tokens'),
+                        'completion': usage.get('output_tokens'),
+                        'total': usage.get('total_tokens'),
+                        'cached': inputs.get('cached_tokens'),
+                        'audio_prompt': inputs.get('audio_tokens'),
+                        'audio_completion': outputs.get('audio_tokens'),
+                    })
+                done = True
+                break
+            # Anything else (the part events and the .done events that repeat text, the session's own
+            # events: session.*, conversation.*, input_audio_buffer.*, rate_limits.updated, ...) is not
+            # part of the reply.
+        if not done:
+            raise Fault('StreamClosedEarlyError', 'no response.done')
+        return assembly.completion(REALTIME_FINISH)
+
+    return run(assembly, body)
+
+
+# --------------------------------------------------------------------------------------------------
 # Mistral Conversations / Agents (`/v1/conversations`, stream: true)
 
 MISTRAL_CONVERSATIONS_FINISH = normalizer({'conversation.response.done': 'stop'})
@@ -2621,6 +2747,7 @@ READERS = {
     'typed-events': read_typed_events,
     'bedrock-converse': read_bedrock_converse,
     'cohere': read_cohere,
+    'openai-realtime': read_openai_realtime,
     'mistral-conversations': read_mistral_conversations,
     'gemini-interactions': read_gemini_interactions,
 }

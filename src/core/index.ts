@@ -29,6 +29,7 @@ export { LlamaCppCompletionParser } from '../dialects/llamacpp-completion/llamac
 export { MistralConversationsParser } from '../dialects/mistral-conversations/mistralConversations.js';
 export { OllamaParser } from '../dialects/ollama/ollama.js';
 export { OpenAiChatParser } from '../dialects/openai-chat/openaiChat.js';
+export { OpenAiRealtimeParser } from '../dialects/openai-realtime/openaiRealtime.js';
 export { OpenAiResponsesParser } from '../dialects/openai-responses/openaiResponses.js';
 export { TypedEventsParser } from '../dialects/typed-events/typedEvents.js';
 
@@ -56,6 +57,15 @@ export type { StructuredOutputReaderOptions } from '../structured/StructuredOutp
 
 // tool-loop
 export { CallSchedule } from '../tool-loop/CallSchedule.js';
+
+// websocket
+export { RealtimeSocketRouter } from '../websocket/RealtimeSocketRouter.js';
+export type { RealtimeSocketRouterOptions } from '../websocket/RealtimeSocketRouter.js';
+export { ResponsesSocketRouter } from '../websocket/ResponsesSocketRouter.js';
+export type { ResponsesSocketRouterOptions } from '../websocket/ResponsesSocketRouter.js';
+export { parseSocketMessage } from '../websocket/SocketRouter.js';
+export type { SocketRoute, SocketRouter, SocketRouterOptions } from '../websocket/SocketRouter.js';
+export { socketMessageText } from '../websocket/socketMessageText.js';
 
 // ui
 export { SseEncoder } from '../ui/SseEncoder.js';

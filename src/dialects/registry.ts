@@ -11,6 +11,7 @@ import { mistralConversations } from './mistral-conversations/mistralConversatio
 import { llamacppCompletion } from './llamacpp-completion/llamacppCompletion.js';
 import { ollama } from './ollama/ollama.js';
 import { openaiChat } from './openai-chat/openaiChat.js';
+import { openaiRealtime } from './openai-realtime/openaiRealtime.js';
 import { openaiResponses } from './openai-responses/openaiResponses.js';
 import { typedEvents } from './typed-events/typedEvents.js';
 
@@ -30,6 +31,8 @@ export const DIALECT_LIST = [
   bedrockConverse,
   bedrockInvoke,
   anthropic,
+  // Before openai-responses, whose event names it shares: a Realtime event carries an event_id.
+  openaiRealtime,
   openaiResponses,
   typedEvents,
   cohere,

@@ -11,6 +11,7 @@ import { mistralConversationsWriter } from '../dialects/mistral-conversations/mi
 import { ollamaWriter } from '../dialects/ollama/ollamaWriter.js';
 import { openaiChatWriter } from '../dialects/openai-chat/openaiChatWriter.js';
 import { openaiCompletionsWriter } from '../dialects/openai-chat/openaiCompletionsWriter.js';
+import { openaiRealtimeWriter } from '../dialects/openai-realtime/openaiRealtimeWriter.js';
 import { openaiResponsesWriter } from '../dialects/openai-responses/openaiResponsesWriter.js';
 import { typedEventsWriter } from '../dialects/typed-events/typedEventsWriter.js';
 import type { ProviderFormat, ProviderWriter } from '../dialects/writing/wire.js';
@@ -20,6 +21,7 @@ export const WRITERS: Readonly<Record<ProviderFormat, ProviderWriter>> = {
   'openai-chat': openaiChatWriter,
   'openai-completions': openaiCompletionsWriter,
   'openai-responses': openaiResponsesWriter,
+  'openai-realtime': openaiRealtimeWriter,
   anthropic: anthropicWriter,
   gemini: geminiWriter,
   ollama: ollamaWriter,

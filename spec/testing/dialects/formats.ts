@@ -207,6 +207,20 @@ export const FORMATS: Readonly<Record<ProviderFormat, FormatFacts>> = {
         at: afterReasoning(choice),
       })),
   },
+  'openai-realtime': {
+    ...base,
+    id: 'resp_test',
+    model: null,
+    ownModel: false,
+    reasoning: false,
+    raw: { stop: 'completed', tool_calls: 'completed', length: 'max_output_tokens', content_filter: 'content_filter' },
+    toolCallsByCalls: true,
+    usage: 'free',
+    details: ['cachedPromptTokens'],
+    errorSays: 'The server had an error while processing your request',
+    // The Realtime response object as the kit writes it: its conversation, text output, no token limit.
+    envelope: { openai: { conversation_id: 'conv_test', output_modalities: ['text'], max_output_tokens: 'inf', metadata: null } },
+  },
   anthropic: {
     ...base,
     id: 'msg_test',

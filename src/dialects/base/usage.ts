@@ -23,6 +23,14 @@ const RESPONSES_FIELDS: UsageFields = {
   completionDetails: 'output_tokens_details',
 };
 
+/** The Realtime API's `RealtimeResponseUsage`: `input_token_details`, `output_token_details`, one `token` where Responses has `tokens`. */
+const REALTIME_FIELDS: UsageFields = {
+  prompt: 'input_tokens',
+  completion: 'output_tokens',
+  promptDetails: 'input_token_details',
+  completionDetails: 'output_token_details',
+};
+
 /**
  * Reads a usage object of OpenAI's shape under the given field names; undefined when it counts
  * nothing. Beside the totals: the cached and cache-written prompt tokens (`cached_tokens`,
@@ -67,6 +75,15 @@ export function readOpenAiUsage(usage: JsonObject): Usage | undefined {
  */
 export function readResponsesUsage(usage: JsonObject): Usage | undefined {
   return readUsage(usage, RESPONSES_FIELDS);
+}
+
+/**
+ * Reads the usage of a Realtime `response.done` (`input_tokens`, `output_tokens`, `total_tokens`, with
+ * `input_token_details.cached_tokens` and `.audio_tokens`, `output_token_details.audio_tokens`).
+ * Returns undefined when the object carries no count at all.
+ */
+export function readRealtimeUsage(usage: JsonObject): Usage | undefined {
+  return readUsage(usage, REALTIME_FIELDS);
 }
 
 /** A `Usage` from the counts a dialect found; undefined when it found none. */
