@@ -1,9 +1,10 @@
 import { Observable, OperatorFunction } from 'rxjs';
 import { SseEncoder } from './SseEncoder.js';
+import { encodeUiChunks } from './encodeUiChunks.js';
+import { subscribeLinked } from '../internal/subscribeLinked.js';
 import { UiMessageEncoder, UiMessageEncoderOptions } from './UiMessageEncoder.js';
 import { UiMessageChunk } from './uiMessageChunks.js';
 import { ChatEvent } from '../types/events.js';
-import { subscribeLinked } from '../internal/subscribeLinked.js';
 import { ErrorExposureOptions, publicErrorText } from '../errors/publicErrorData.js';
 import { streamErrorData } from '../errors/streamErrorData.js';
 import { LlmStreamError } from '../errors/errors.js';
@@ -64,21 +65,7 @@ export function toUiMessageStream(options: UiMessageStreamOptions = {}): Operato
     new Observable<UiMessageChunk>((subscriber) => {
       const { messageId, errorText = uiErrorText(options.exposeErrors) } = options;
       const encoder = new UiMessageEncoder(messageId === undefined ? { errorText } : { messageId, errorText });
-      const send = (chunks: readonly UiMessageChunk[]): void => {
-        for (const chunk of chunks) subscriber.next(chunk);
-      };
-      subscribeLinked(source, subscriber, {
-        next: (event) => send(encoder.encode(event)),
-        error(error) {
-          options.onError?.(error);
-          send(encoder.fail(error));
-          subscriber.complete();
-        },
-        complete() {
-          send(encoder.end());
-          subscriber.complete();
-        },
-      });
+      encodeUiChunks(source, subscriber, encoder, options.onError);
     });
 }
 

@@ -1,6 +1,6 @@
 import { Observable, type OperatorFunction } from 'rxjs';
-import { subscribeLinked } from '../internal/subscribeLinked.js';
 import type { ToolLoopEvent } from '../tool-loop/ToolLoopEvent.js';
+import { encodeUiChunks } from './encodeUiChunks.js';
 import { ToolLoopUiEncoder, type ToolLoopUiEncoderOptions } from './ToolLoopUiEncoder.js';
 import { type UiMessageStreamOptions, uiErrorText } from './toUiMessageStream.js';
 import type { UiMessageChunk } from './uiMessageChunks.js';
@@ -53,20 +53,6 @@ export function toolLoopUiMessageStream<Message>(
         ...(messageId === undefined ? {} : { messageId }),
         ...(exposeToolErrors === undefined ? {} : { exposeToolErrors }),
       });
-      const send = (chunks: readonly UiMessageChunk[]): void => {
-        for (const chunk of chunks) subscriber.next(chunk);
-      };
-      subscribeLinked(source, subscriber, {
-        next: (event) => send(encoder.encode(event)),
-        error(error) {
-          options.onError?.(error);
-          send(encoder.fail(error));
-          subscriber.complete();
-        },
-        complete() {
-          send(encoder.end());
-          subscriber.complete();
-        },
-      });
+      encodeUiChunks(source, subscriber, encoder, options.onError);
     });
 }
