@@ -69,7 +69,7 @@ function sayable(completion: Completion, format: ProviderFormat): Completion {
     delete copy['providerMetadata'];
     // The opaque items are those the kit writes for the choice's signatures, not the recording's.
     delete copy['opaqueItems'];
-    const written = FORMATS[format].opaqueItems?.(reply.choices[choice]!) ?? [];
+    const written = FORMATS[format].opaqueItems?.(reply.choices[choice]!, reply.id ?? FORMATS[format].id) ?? [];
     if (written.length > 0) copy['opaqueItems'] = written;
     const signatures = part.reasoningSignatures ?? [];
     if (Array.isArray(copy['toolCalls'])) {

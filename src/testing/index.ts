@@ -6,6 +6,8 @@ export type { TestReply, TestChoice, TestToolCall } from '../dialects/writing/Te
 export type { ProviderStream } from './ProviderStream.js';
 export { providerStream } from './writeProviderStream.js';
 export type { ProviderStreamOptions } from './writeProviderStream.js';
+export { socketMessages } from './socketMessages.js';
+export type { SocketFormat, SocketMessagesOptions } from './socketMessages.js';
 export type { ProviderFormat } from '../dialects/writing/wire.js';
 export type { Chunking } from './chunking.js';
 export type { Fault } from './faults.js';

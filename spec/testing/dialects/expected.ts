@@ -49,7 +49,7 @@ function expectedChoice(choice: TestChoice, index: number, replyId: string, form
     return metadata === undefined ? expected : { ...expected, providerMetadata: metadata };
   });
   const finishReason = choice.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop');
-  const opaqueItems = facts.opaqueItems?.(choice) ?? [];
+  const opaqueItems = facts.opaqueItems?.(choice, replyId) ?? [];
   return {
     index,
     content: choice.text || null,

@@ -51,7 +51,7 @@ export interface FormatFacts {
    * The opaque items (`opaqueItems`) of a choice the kit wrote, each where the writer puts the
    * choice's reasoning signatures (none when the format writes none).
    */
-  readonly opaqueItems?: (choice: TestChoice) => OpaqueItem[];
+  readonly opaqueItems?: (choice: TestChoice, replyId: string) => OpaqueItem[];
 }
 
 /** Where an item comes after all the choice's reasoning and text (UTF-16 lengths, as JavaScript counts). */
@@ -190,8 +190,8 @@ export const FORMATS: Readonly<Record<ProviderFormat, FormatFacts>> = {
     details: ['cachedPromptTokens', 'reasoningTokens'],
     errorSays: 'The server had an error while processing your request',
     envelope: RESPONSES_ENVELOPE,
-    // The kit's reasoning item (`rs_test`, output 0), whole, with its summary and encrypted_content.
-    opaqueItems: (choice) =>
+    // The kit's reasoning item (`rs_<the reply's id without resp_>`, output 0), whole, with its summary and encrypted_content.
+    opaqueItems: (choice, replyId) =>
       (choice.reasoningSignatures ?? []).slice(0, 1).map((encrypted) => ({
         provider: 'openai',
         kind: 'encrypted-reasoning',
@@ -199,7 +199,7 @@ export const FORMATS: Readonly<Record<ProviderFormat, FormatFacts>> = {
         part: 'reasoning',
         block: 0,
         data: {
-          id: 'rs_test',
+          id: `rs_${replyId.replace(/^resp_/, '')}`,
           type: 'reasoning',
           summary: choice.reasoning ? [{ type: 'summary_text', text: choice.reasoning }] : [],
           encrypted_content: encrypted,

@@ -41,6 +41,8 @@ export const openaiResponsesWriter: ProviderWriter = {
   write(reply) {
     const choice = readChoices(reply, RULES)[0]!;
     const id = reply.id ?? 'resp_test';
+    // Item ids name their response, as OpenAI's are unique: two replies on one socket keep theirs apart.
+    const tag = id.replace(/^resp_/, '');
     const events: WireEvent[] = [];
     const push = (type: string, fields: Record<string, unknown>, carries?: readonly Carried[]): void => {
       const data = JSON.stringify({ type, sequence_number: events.length, ...fields });
@@ -50,12 +52,12 @@ export const openaiResponsesWriter: ProviderWriter = {
     push('response.created', { response: { ...base, status: 'in_progress', output: [], usage: null } });
     push('response.in_progress', { response: { ...base, status: 'in_progress', output: [], usage: null } });
     const output: unknown[] = [];
-    if (choice.reasoning !== '' || choice.signatures.length > 0) output.push(writeReasoning(choice, output.length, push));
-    if (choice.text !== '') output.push(writeMessage(choice, output.length, push));
+    if (choice.reasoning !== '' || choice.signatures.length > 0) output.push(writeReasoning(choice, tag, output.length, push));
+    if (choice.text !== '') output.push(writeMessage(choice, tag, output.length, push));
     for (const call of choice.calls) {
       // A last call the token limit cut (its arguments do not parse) finishes `incomplete`, as OpenAI marks it.
       const cut = choice.finish === 'length' && call.index === choice.calls.length - 1 && !call.custom && !parses(call.text);
-      output.push(writeCall(call, output.length, push, cut));
+      output.push(writeCall(call, tag, output.length, push, cut));
     }
 
     const finish: Carried[] = [{ kind: 'finish', choice: 0, reason: choice.finish }];
@@ -103,8 +105,8 @@ function response(reply: TestReply, id: string): Record<string, unknown> {
   return { id, object: 'response', created_at: CREATED, error: null, incomplete_details: null, model: reply.model ?? 'test-model' };
 }
 
-function writeReasoning(choice: WrittenChoice, outputIndex: number, push: Push): unknown {
-  const itemId = 'rs_test';
+function writeReasoning(choice: WrittenChoice, tag: string, outputIndex: number, push: Push): unknown {
+  const itemId = `rs_${tag}`;
   const at = { item_id: itemId, output_index: outputIndex, summary_index: 0 };
   push('response.output_item.added', { output_index: outputIndex, item: { id: itemId, type: 'reasoning', summary: [] } });
   const summary = choice.reasoning === '' ? [] : [{ type: 'summary_text', text: choice.reasoning }];
@@ -126,8 +128,8 @@ function writeReasoning(choice: WrittenChoice, outputIndex: number, push: Push):
   return item;
 }
 
-function writeMessage(choice: WrittenChoice, outputIndex: number, push: Push): unknown {
-  const itemId = 'msg_test';
+function writeMessage(choice: WrittenChoice, tag: string, outputIndex: number, push: Push): unknown {
+  const itemId = `msg_${tag}`;
   const at = { item_id: itemId, output_index: outputIndex, content_index: 0 };
   push('response.output_item.added', {
     output_index: outputIndex,
@@ -145,8 +147,8 @@ function writeMessage(choice: WrittenChoice, outputIndex: number, push: Push): u
   return item;
 }
 
-function writeCall(call: WrittenCall, outputIndex: number, push: Push, cut: boolean): unknown {
-  const itemId = `${call.custom ? 'ctc' : 'fc'}_test_${call.index}`;
+function writeCall(call: WrittenCall, tag: string, outputIndex: number, push: Push, cut: boolean): unknown {
+  const itemId = `${call.custom ? 'ctc' : 'fc'}_${tag}_${call.index}`;
   const type = call.custom ? 'custom_tool_call' : 'function_call';
   const field = call.custom ? 'input' : 'arguments';
   const events = call.custom ? 'response.custom_tool_call_input' : 'response.function_call_arguments';
