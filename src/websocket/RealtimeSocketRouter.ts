@@ -8,6 +8,7 @@ import {
   parseSocketMessage,
   socketFrame,
 } from './SocketRouter.js';
+import { DEFAULT_MAX_ITEMS_PER_REPLY, ReplyItems } from './ReplyItems.js';
 
 /** Options of {@link RealtimeSocketRouter} and `realtimeSocketReplies`. */
 export interface RealtimeSocketRouterOptions extends SocketRouterOptions {
@@ -50,9 +51,8 @@ export class RealtimeSocketRouter implements SocketRouter {
   readonly #emit: (route: SocketRoute) => void;
   readonly #maxMessageSize: number;
   readonly #maxOpenReplies: number;
-  readonly #maxItemsPerReply: number;
   readonly #byResponse = new Map<string, OpenReply>();
-  readonly #byItem = new Map<string, OpenReply>();
+  readonly #items: ReplyItems<OpenReply>;
   #nextReply = 0;
   #messages = 0;
 
@@ -60,7 +60,7 @@ export class RealtimeSocketRouter implements SocketRouter {
     this.#emit = emit;
     this.#maxMessageSize = options.maxMessageSize ?? DEFAULT_MAX_MESSAGE_SIZE;
     this.#maxOpenReplies = options.maxOpenReplies ?? 64;
-    this.#maxItemsPerReply = options.maxItemsPerReply ?? 4096;
+    this.#items = new ReplyItems(options.maxItemsPerReply ?? DEFAULT_MAX_ITEMS_PER_REPLY);
   }
 
   /** Reads one text message of the socket. Throws a `ProtocolError` for a message that is not a JSON object or is too large. */
@@ -80,12 +80,10 @@ export class RealtimeSocketRouter implements SocketRouter {
     const responseId = nonEmptyString(payload['response_id']) ?? (isJsonObject(response) ? nonEmptyString(response['id']) : undefined);
     let open = responseId === undefined ? undefined : this.#byResponse.get(responseId);
     if (open === undefined && type === 'response.created' && responseId !== undefined) open = this.#begin(responseId);
-    if (open === undefined && typeof type === 'string' && type.startsWith('response.')) {
-      const itemId = nonEmptyString(payload['item_id']);
-      open = itemId === undefined ? undefined : this.#byItem.get(itemId);
-    }
+    if (open === undefined && typeof type === 'string' && type.startsWith('response.'))
+      open = this.#items.find(nonEmptyString(payload['item_id']));
     if (open === undefined) return this.#emit({ type: 'outside', frame, streamId: undefined, responseId });
-    if (type === 'response.output_item.added') this.#remember(open, payload);
+    if (type === 'response.output_item.added') this.#items.remember(open, payload);
     this.#emit({ type: 'frame', reply: open.reply, frame });
     if (type === 'response.done') this.#close(open);
   }
@@ -103,18 +101,10 @@ export class RealtimeSocketRouter implements SocketRouter {
     return open;
   }
 
-  #remember(open: OpenReply, payload: JsonObject): void {
-    const item = payload['item'];
-    const itemId = isJsonObject(item) ? nonEmptyString(item['id']) : undefined;
-    if (itemId === undefined || open.items.size >= this.#maxItemsPerReply || this.#byItem.has(itemId)) return;
-    open.items.add(itemId);
-    this.#byItem.set(itemId, open);
-  }
-
   #close(open: OpenReply): void {
     if (this.#byResponse.get(open.responseId) !== open) return;
     this.#byResponse.delete(open.responseId);
-    for (const itemId of open.items) this.#byItem.delete(itemId);
+    this.#items.forget(open);
     this.#emit({ type: 'close', reply: open.reply });
   }
 }

@@ -9,6 +9,7 @@ import {
   parseSocketMessage,
   socketFrame,
 } from './SocketRouter.js';
+import { DEFAULT_MAX_ITEMS_PER_REPLY, ReplyItems } from './ReplyItems.js';
 
 /** Options of {@link ResponsesSocketRouter} and `responsesSocketReplies`. */
 export interface ResponsesSocketRouterOptions extends SocketRouterOptions {
@@ -26,7 +27,6 @@ const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['response.completed', 'res
 const STEER_EVENTS: ReadonlySet<string> = new Set(['response.steer.accepted', 'response.steer.pending', 'response.steer.failed']);
 
 const DEFAULT_MAX_OPEN_REPLIES = 256;
-const DEFAULT_MAX_ITEMS_PER_REPLY = 4096;
 
 /** The default lane: the one of every `response.create` that named no `stream_id`. */
 const DEFAULT_LANE = '';
@@ -83,10 +83,9 @@ export class ResponsesSocketRouter implements SocketRouter {
   readonly #emit: (route: SocketRoute) => void;
   readonly #maxMessageSize: number;
   readonly #maxOpenReplies: number;
-  readonly #maxItemsPerReply: number;
   readonly #lanes = new Map<string, OpenReply>();
   readonly #byResponse = new Map<string, OpenReply>();
-  readonly #byItem = new Map<string, OpenReply>();
+  readonly #items: ReplyItems<OpenReply>;
   #nextReply = 0;
   #messages = 0;
 
@@ -94,7 +93,7 @@ export class ResponsesSocketRouter implements SocketRouter {
     this.#emit = emit;
     this.#maxMessageSize = options.maxMessageSize ?? DEFAULT_MAX_MESSAGE_SIZE;
     this.#maxOpenReplies = options.maxOpenReplies ?? DEFAULT_MAX_OPEN_REPLIES;
-    this.#maxItemsPerReply = options.maxItemsPerReply ?? DEFAULT_MAX_ITEMS_PER_REPLY;
+    this.#items = new ReplyItems(options.maxItemsPerReply ?? DEFAULT_MAX_ITEMS_PER_REPLY);
   }
 
   /** The replies open now (begun, not yet closed), in the order they began. */
@@ -130,10 +129,7 @@ export class ResponsesSocketRouter implements SocketRouter {
     const responseId = isJsonObject(response) ? nonEmptyString(response['id']) : undefined;
     let open = responseId === undefined ? undefined : this.#byResponse.get(responseId);
     if (open === undefined && type !== undefined && START_EVENTS.has(type)) open = this.#begin(lane, responseId, streamId);
-    if (open === undefined) {
-      const itemId = nonEmptyString(payload['item_id']);
-      open = itemId === undefined ? undefined : this.#byItem.get(itemId);
-    }
+    open ??= this.#items.find(nonEmptyString(payload['item_id']));
     if (open === undefined && type === 'error' && payload['sequence_number'] === undefined && typeof payload['status'] === 'number') {
       return this.#answer(frame, streamId);
     }
@@ -143,7 +139,8 @@ export class ResponsesSocketRouter implements SocketRouter {
       return this.#answer(frame, streamId);
     }
 
-    this.#remember(open, payload, type);
+    // The item ids a reply announces, so that their events find it whatever their lane says.
+    if (type === 'response.output_item.added') this.#items.remember(open, payload);
     this.#emit({ type: 'frame', reply: open.reply, frame });
     if (type === 'error' || (type !== undefined && TERMINAL_EVENTS.has(type))) this.#close(open);
   }
@@ -173,21 +170,11 @@ export class ResponsesSocketRouter implements SocketRouter {
     return open;
   }
 
-  /** The item ids a reply announces, so that their events find it whatever their lane says. */
-  #remember(open: OpenReply, payload: JsonObject, type: string | undefined): void {
-    if (type !== 'response.output_item.added') return;
-    const item = payload['item'];
-    const itemId = isJsonObject(item) ? nonEmptyString(item['id']) : undefined;
-    if (itemId === undefined || open.items.size >= this.#maxItemsPerReply || this.#byItem.has(itemId)) return;
-    open.items.add(itemId);
-    this.#byItem.set(itemId, open);
-  }
-
   #close(open: OpenReply): void {
     if (this.#lanes.get(open.lane) !== open) return;
     this.#lanes.delete(open.lane);
     if (open.responseId !== undefined) this.#byResponse.delete(open.responseId);
-    for (const itemId of open.items) this.#byItem.delete(itemId);
+    this.#items.forget(open);
     this.#emit({ type: 'close', reply: open.reply });
   }
 }
