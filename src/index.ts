@@ -296,6 +296,7 @@ export type {
   PromptProgress,
   ProviderMetadata,
   ProviderToolCall,
+  ProviderToolPosition,
   Source,
   TokenLogprob,
   Timings,

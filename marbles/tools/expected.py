@@ -315,13 +315,25 @@ class ChoiceAcc:
                 raise Unsupported(f'tool call {call.index} got a second name {name!r} (had {call.name!r})')
         call.arguments.append(arguments)
 
-    def provider_call(self, call_id, name, tool_type, tool_input):
-        """A tool the provider ran itself; a second report of the same id replaces what it was given."""
+    def position(self):
+        """Where a provider tool comes in the turn: the UTF-16 length of the text before it, and how many
+        opaque items and calls came before it."""
+        return {
+            'reasoning': utf16_length(''.join(self.reasoning)),
+            'content': utf16_length(''.join(self.content)),
+            'items': len(self.opaque),
+            'calls': len(self.calls),
+        }
+
+    def provider_call(self, call_id, name, tool_type, tool_input, at=None):
+        """A tool the provider ran itself; a second report of the same id replaces what it was given, not
+        where its first report came (`at`, now unless said)."""
         for call in self.provider_calls:
             if call['id'] == call_id:
                 call.update({'name': name, 'type': tool_type, 'input': tool_input})
                 return
-        self.provider_calls.append({'id': call_id, 'name': name, 'type': tool_type, 'input': tool_input})
+        at = at if at is not None else self.position()
+        self.provider_calls.append({'id': call_id, 'name': name, 'type': tool_type, 'input': tool_input, 'at': at})
 
     def provider_result(self, call_id, result):
         """What a tool the provider ran gave back, joined to its call by id."""
@@ -1703,6 +1715,8 @@ def read_gemini(raw):
                         if answered is not None:
                             result = response.get('response')
                             answered['result'] = result if result is not None else {}
+                            # The response makes the call the server's: that is where it came in the turn.
+                            answered['at'] = choice.position()
                             keep_unmapped(choice.metadata, part, GEMINI_MAPPED_PART | {'functionResponse'})
                             keep_unmapped(choice.metadata, response, GEMINI_MAPPED_FUNCTION_RESPONSE)
                             continue
@@ -1798,7 +1812,7 @@ def read_gemini(raw):
                     # The server's call: never the program's. Gemini names no ids; the library's
                     # documented rule numbers the server's calls of a choice apart from the program's.
                     call_id = call['id'] if call['id'] is not None else f'{prefix}-server-call-{len(choice.provider_calls)}'
-                    choice.provider_call(call_id, call['name'], 'functionCall', call['args'])
+                    choice.provider_call(call_id, call['name'], 'functionCall', call['args'], at=call['at'])
                     choice.provider_result(call_id, call['result'])
                     keep_unmapped(choice.metadata, call['part'], GEMINI_MAPPED_PART)
                     keep_unmapped(choice.metadata, call['call'], GEMINI_MAPPED_FUNCTION_CALL)

@@ -80,8 +80,21 @@ describe('CompletionTracker and the parts of a reply beside its text', () => {
       STOP,
     ]).complete();
     expect(completion.providerToolCalls).toEqual([
-      { id: 'srvtool_1', name: 'web_search', type: 'server_tool_use', input: { query: 'q' }, result: [{ url: 'https://a.example' }] },
-      { id: 'srvtool_2', name: 'web_search', type: 'server_tool_use', input: { query: 'r' } },
+      {
+        id: 'srvtool_1',
+        name: 'web_search',
+        type: 'server_tool_use',
+        input: { query: 'q' },
+        at: { reasoning: 0, content: 0, items: 0, calls: 0 },
+        result: [{ url: 'https://a.example' }],
+      },
+      {
+        id: 'srvtool_2',
+        name: 'web_search',
+        type: 'server_tool_use',
+        input: { query: 'r' },
+        at: { reasoning: 0, content: 0, items: 0, calls: 0 },
+      },
     ]);
     expect(completion.toolCalls).toEqual([]);
     expect(completion.finishReason).toBe('stop');

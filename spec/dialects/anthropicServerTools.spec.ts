@@ -28,6 +28,9 @@ const SEARCH_RESULT = {
   page_age: null,
 };
 
+/** Where a tool stands that came before any text or opaque item of its reply. */
+const FIRST = { reasoning: 0, content: 0, items: 0, calls: 0 };
+
 // The web search stream of the streaming docs: text, a server_tool_use block whose input streams as
 // input_json_delta, a web_search_tool_result block that arrives whole, then the cited answer
 // (https://platform.claude.com/docs/en/build-with-claude/streaming, "Web search tool streaming
@@ -211,6 +214,13 @@ describe('anthropic server tools', () => {
     ]);
   });
 
+  it('places the search where it came in the turn: after the text before it, so the next turn sends it back there', () => {
+    const { completion } = readAnthropic(WEB_SEARCH);
+    const before = "I'll check the current weather in New York City for you.";
+    expect(completion?.content?.startsWith(before)).toBe(true);
+    expect(completion?.providerToolCalls?.map((call) => call.at)).toEqual([{ reasoning: 0, content: before.length, items: 0, calls: 0 }]);
+  });
+
   it('reads code execution: a block start without input, then the result object', () => {
     const { completion } = readAnthropic(CODE_EXECUTION);
     expect(completion?.providerToolCalls).toEqual([
@@ -219,6 +229,7 @@ describe('anthropic server tools', () => {
         name: 'code_execution',
         type: 'server_tool_use',
         input: { code: 'print(6 * 7)' },
+        at: FIRST,
         result: { type: 'code_execution_result', stdout: '42\n', stderr: '', return_code: 0, content: [] },
       },
     ]);
@@ -233,6 +244,7 @@ describe('anthropic server tools', () => {
         name: 'echo',
         type: 'mcp_tool_use',
         input: { param1: 'value1', param2: 'value2' },
+        at: FIRST,
         result: [{ type: 'text', text: 'Hello' }],
       },
     ]);
@@ -277,9 +289,9 @@ data: {"type":"content_block_stop","index":${n}}
       { type: 'web_search_result', title: `Page ${n}`, url: `https://example.com/${n}`, encrypted_content: `E${n}`, page_age: null },
     ];
     expect(readAnthropic(text).completion?.providerToolCalls).toEqual([
-      { id: 'srvtoolu_1', name: 'web_search', type: 'server_tool_use', input: { query: 'q1' }, result: page(1) },
-      { id: 'srvtoolu_3', name: 'web_search', type: 'server_tool_use', input: { query: 'q3' }, result: page(3) },
-      { id: 'srvtoolu_5', name: 'web_search', type: 'server_tool_use', input: { query: 'q5' }, result: page(5) },
+      { id: 'srvtoolu_1', name: 'web_search', type: 'server_tool_use', input: { query: 'q1' }, at: FIRST, result: page(1) },
+      { id: 'srvtoolu_3', name: 'web_search', type: 'server_tool_use', input: { query: 'q3' }, at: FIRST, result: page(3) },
+      { id: 'srvtoolu_5', name: 'web_search', type: 'server_tool_use', input: { query: 'q5' }, at: FIRST, result: page(5) },
     ]);
   });
 
@@ -330,7 +342,7 @@ data: {"type":"content_block_stop","index":1}
 
     it('is the block start input for an input streamed as "" pieces only', () => {
       expect(readAnthropic(cutSearch(['', ''], 'end_turn')).completion?.providerToolCalls).toEqual([
-        { id: 'srvtoolu_cut', name: 'web_search', type: 'server_tool_use', input: {} },
+        { id: 'srvtoolu_cut', name: 'web_search', type: 'server_tool_use', input: {}, at: FIRST },
       ]);
     });
   });

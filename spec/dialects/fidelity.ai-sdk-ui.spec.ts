@@ -50,7 +50,14 @@ describe('ai-sdk-ui reads every whole reply and keeps the program calls apart (i
     expect(error).toBeUndefined();
     expect(completion).toMatchObject({ content: 'It is 4 degrees.', toolCalls: [], finishReason: 'stop' });
     expect(completion!.providerToolCalls).toEqual([
-      { id: 'c1', name: 'weather', type: 'tool-weather', input: { city: 'Oslo' }, result: { celsius: 4 } },
+      {
+        id: 'c1',
+        name: 'weather',
+        type: 'tool-weather',
+        input: { city: 'Oslo' },
+        at: { reasoning: 0, content: 0, items: 0, calls: 0 },
+        result: { celsius: 4 },
+      },
     ]);
   });
 

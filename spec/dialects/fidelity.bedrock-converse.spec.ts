@@ -36,6 +36,8 @@ const GROUNDED = {
   name: 'nova_grounding',
   type: 'server_tool_use',
   input: { query: 'weather in Seattle' },
+  // Before any text: the grounding comes first.
+  at: { reasoning: 0, content: 0, items: 0, calls: 0 },
   result: RESULT,
 };
 

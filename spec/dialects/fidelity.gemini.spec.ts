@@ -56,8 +56,22 @@ describe('gemini reads every part of a reply (issue 30, B and C)', () => {
     expect(error).toBeUndefined();
     expect(completion).toMatchObject({ content: 'RxJS has pipeable operators.', finishReason: 'stop', toolCalls: [] });
     expect(completion!.providerToolCalls).toEqual([
-      { id: 'tc_1', name: 'GOOGLE_SEARCH_WEB', type: 'toolCall', input: { queries: ['rxjs operators'] }, result: { results: 3 } },
-      { id: 'tc_2', name: 'URL_CONTEXT', type: 'toolCall', input: { urls: ['https://rxjs.dev'] }, result: { status: 'ok' } },
+      {
+        id: 'tc_1',
+        name: 'GOOGLE_SEARCH_WEB',
+        type: 'toolCall',
+        input: { queries: ['rxjs operators'] },
+        at: { reasoning: 0, content: 0, items: 0, calls: 0 },
+        result: { results: 3 },
+      },
+      {
+        id: 'tc_2',
+        name: 'URL_CONTEXT',
+        type: 'toolCall',
+        input: { urls: ['https://rxjs.dev'] },
+        at: { reasoning: 0, content: 0, items: 0, calls: 0 },
+        result: { status: 'ok' },
+      },
     ]);
     expect(completion!.choices[0]).not.toHaveProperty('providerMetadata');
   });
@@ -116,6 +130,7 @@ describe('gemini reads a server-side MCP reply to its real end (issue 30, C)', (
         name: 'weather_server_get_weather',
         type: 'functionCall',
         input: callArgs,
+        at: { reasoning: 0, content: 0, items: 0, calls: 0 },
         result: toolResult,
       },
     ]);
@@ -174,9 +189,30 @@ describe('gemini reads a server-side MCP reply to its real end (issue 30, C)', (
     expect(error).toBeUndefined();
     expect(completion).toMatchObject({ content: 'Done.', toolCalls: [], finishReason: 'stop' });
     expect(completion!.providerToolCalls).toEqual([
-      { id: 'a', name: 'lookup', type: 'functionCall', input: { q: 1 }, result: { n: 1 } },
-      { id: 'r1-server-call-1', name: 'lookup', type: 'functionCall', input: { q: 2 }, result: { n: 2 } },
-      { id: 'r1-server-call-2', name: 'lookup', type: 'functionCall', input: { q: 3 }, result: { n: 3 } },
+      {
+        id: 'a',
+        name: 'lookup',
+        type: 'functionCall',
+        input: { q: 1 },
+        at: { reasoning: 0, content: 0, items: 0, calls: 0 },
+        result: { n: 1 },
+      },
+      {
+        id: 'r1-server-call-1',
+        name: 'lookup',
+        type: 'functionCall',
+        input: { q: 2 },
+        at: { reasoning: 0, content: 0, items: 0, calls: 0 },
+        result: { n: 2 },
+      },
+      {
+        id: 'r1-server-call-2',
+        name: 'lookup',
+        type: 'functionCall',
+        input: { q: 3 },
+        at: { reasoning: 0, content: 0, items: 0, calls: 0 },
+        result: { n: 3 },
+      },
     ]);
   });
 

@@ -406,7 +406,14 @@ describe('openai-chat reads the tools Groq ran (issue 30, F)', () => {
     expect(error).toBeUndefined();
     expect(completion).toMatchObject({ content: 'RxJS 8 is in beta.', toolCalls: [], finishReason: 'stop' });
     expect(completion!.providerToolCalls).toEqual([
-      { id: 'executed-tool-0', name: 'search', type: 'executed_tools', input: { query: 'rxjs 8' }, result: 'RxJS 8 is in beta.' },
+      {
+        id: 'executed-tool-0',
+        name: 'search',
+        type: 'executed_tools',
+        input: { query: 'rxjs 8' },
+        at: { reasoning: 0, content: 0, items: 0, calls: 0 },
+        result: 'RxJS 8 is in beta.',
+      },
     ]);
   });
 });

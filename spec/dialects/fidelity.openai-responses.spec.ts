@@ -288,7 +288,14 @@ describe('openai-responses shows the previews of a generated image live, and kee
       { type: 'image-preview', choice: 0, id: 'ig_1', index: 1, data: PREVIEW_1, format: 'png' },
     ]);
     expect(completion!.providerToolCalls).toEqual([
-      { id: 'ig_1', name: 'image_generation', type: 'image_generation_call', input: { revised_prompt: 'A red pixel' }, result: IMAGE },
+      {
+        id: 'ig_1',
+        name: 'image_generation',
+        type: 'image_generation_call',
+        input: { revised_prompt: 'A red pixel' },
+        at: { reasoning: 0, content: 0, items: 0, calls: 0 },
+        result: IMAGE,
+      },
     ]);
     const kept = JSON.stringify(completion);
     expect(kept).not.toContain(PREVIEW_0);

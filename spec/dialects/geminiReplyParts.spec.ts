@@ -205,6 +205,7 @@ describe('gemini dialect: code execution, a tool the provider runs', () => {
         name: 'code_execution',
         type: 'executableCode',
         input: { language: 'PYTHON', code: '1/0' },
+        at: { reasoning: 0, content: 0, items: 0, calls: 0 },
         result: { outcome: 'OUTCOME_FAILED', output: 'ZeroDivisionError' },
       },
       {
@@ -212,6 +213,7 @@ describe('gemini dialect: code execution, a tool the provider runs', () => {
         name: 'code_execution',
         type: 'executableCode',
         input: { language: 'PYTHON', code: 'print(2)' },
+        at: { reasoning: 0, content: 0, items: 0, calls: 0 },
         result: { outcome: 'OUTCOME_OK', output: '2' },
       },
     ]);

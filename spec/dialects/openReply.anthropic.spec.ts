@@ -177,7 +177,13 @@ describe('anthropic keeps every field it does not map, where it arrived', () => 
     expect(error).toBeUndefined();
     expect(completion!.toolCalls).toEqual([]);
     expect(completion!.providerToolCalls).toEqual([
-      { id: 'srvtoolu_1', name: 'web_search', type: 'server_tool_use', input: { query: 'x' } },
+      {
+        id: 'srvtoolu_1',
+        name: 'web_search',
+        type: 'server_tool_use',
+        input: { query: 'x' },
+        at: { reasoning: 0, content: 0, items: 0, calls: 0 },
+      },
     ]);
     expect(completion!.choices[0]!.providerMetadata).toEqual({ anthropic: { caller: { type: 'direct' }, piece: 1 } });
   });

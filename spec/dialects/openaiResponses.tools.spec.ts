@@ -146,6 +146,7 @@ describe('openai-responses dialect: tools', () => {
           name: 'file_search',
           type: 'file_search_call',
           input: { queries: ['what is an embedding'] },
+          at: { reasoning: 0, content: 0, items: 0, calls: 0 },
           result: [{ file_id: 'file-1', filename: 'ai.pdf', score: 0.9, text: 'An embedding...' }],
         },
         {
@@ -153,6 +154,7 @@ describe('openai-responses dialect: tools', () => {
           name: 'code_interpreter',
           type: 'code_interpreter_call',
           input: { code: 'print(2 + 2)', container_id: 'cntr_1' },
+          at: { reasoning: 0, content: 0, items: 0, calls: 0 },
           result: [{ type: 'logs', logs: '4\n' }],
         },
         {
@@ -160,14 +162,23 @@ describe('openai-responses dialect: tools', () => {
           name: 'image_generation',
           type: 'image_generation_call',
           input: { background: 'opaque', output_format: 'png', quality: 'low', revised_prompt: 'A red square', size: '1024x1024' },
+          at: { reasoning: 0, content: 0, items: 0, calls: 0 },
           result: 'iVBORw0KGgo=',
         },
-        { id: 'mcp_1', name: 'roll', type: 'mcp_call', input: { server_label: 'dice', arguments: '{"sides":6}' }, result: '4' },
+        {
+          id: 'mcp_1',
+          name: 'roll',
+          type: 'mcp_call',
+          input: { server_label: 'dice', arguments: '{"sides":6}' },
+          at: { reasoning: 0, content: 0, items: 0, calls: 0 },
+          result: '4',
+        },
         {
           id: 'mcp_2',
           name: 'roll',
           type: 'mcp_call',
           input: { server_label: 'dice', arguments: '{}' },
+          at: { reasoning: 0, content: 0, items: 0, calls: 0 },
           result: { error: { type: 'mcp_tool_execution_error', content: [{ type: 'text', text: 'boom' }] } },
         },
       ]);
@@ -186,7 +197,13 @@ describe('openai-responses dialect: tools', () => {
       const { events, completion } = assembleAtEverySize(stream);
       expect(only(events, 'provider-tool-result')).toEqual([]);
       expect(completion?.providerToolCalls).toEqual([
-        { id: 'fs_1', name: 'file_search', type: 'file_search_call', input: { queries: ['q'] } },
+        {
+          id: 'fs_1',
+          name: 'file_search',
+          type: 'file_search_call',
+          input: { queries: ['q'] },
+          at: { reasoning: 0, content: 0, items: 0, calls: 0 },
+        },
       ]);
     });
   });

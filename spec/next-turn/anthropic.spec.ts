@@ -1,3 +1,5 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import {
   type AnthropicAssistantBlock,
@@ -186,6 +188,81 @@ describe('anthropicAssistantTurn and anthropicToolResults', () => {
     const sentUse = content.findIndex((block) => block.type === 'server_tool_use');
     expect(content[sentUse]).toMatchObject({ id: serverUse.id });
     expect(content[sentUse + 1]).toEqual(result);
+  });
+
+  // Every recorded reply of the repository in which Anthropic ran a tool: read apart from the library.
+  const SERVER_TOOL_RECORDINGS = readdirSync(join(__dirname, '..', '..', 'marbles', 'corpus', 'anthropic')).filter(
+    (name) => name.endsWith('.sse') && /"type":"(server|mcp)_tool_use"/.test(marble(`corpus/anthropic/${name}`).toString('utf8')),
+  );
+
+  /**
+   * The blocks of a recording's first message in the order they came, as the next turn must send them
+   * back: text (blocks in a row as one, empty ones left out), each tool Anthropic ran by its id (its
+   * result goes right after it), each call of the program.
+   */
+  function recordedOrder(text: string): string[] {
+    const payloads = ssePayloads(text);
+    const end = payloads.findIndex((payload) => payload['type'] === 'message_stop');
+    const blocks = new Map<number, { type: string; id?: string; text: string }>();
+    for (const payload of payloads.slice(0, end === -1 ? undefined : end)) {
+      const index = payload['index'] as number;
+      const block = payload['content_block'] as { type: string; id?: string; text?: string } | undefined;
+      const delta = payload['delta'] as { type?: string; text?: string } | undefined;
+      if (payload['type'] === 'content_block_start' && block !== undefined) blocks.set(index, { ...block, text: block.text ?? '' });
+      if (payload['type'] === 'content_block_delta' && delta?.type === 'text_delta') blocks.get(index)!.text += delta.text ?? '';
+    }
+    const order: string[] = [];
+    for (const block of blocks.values()) {
+      const name =
+        block.type === 'text'
+          ? block.text === ''
+            ? undefined
+            : 'text'
+          : block.type === 'server_tool_use' || block.type === 'mcp_tool_use'
+            ? `ran ${block.id!}`
+            : block.type === 'tool_use'
+              ? 'call'
+              : undefined;
+      if (name !== undefined && !(name === 'text' && order[order.length - 1] === 'text')) order.push(name);
+    }
+    return order;
+  }
+
+  it.each(SERVER_TOOL_RECORDINGS)('sends the text and the tools Anthropic ran in the order they came (%s)', (name) => {
+    const recording = marble(`corpus/anthropic/${name}`);
+    const content = anthropicAssistantTurn(completionOf(recording, 'anthropic')).content;
+    const sent: string[] = [];
+    content.forEach((block, k) => {
+      if (block.type === 'text') sent.push('text');
+      else if (block.type === 'tool_use') sent.push('call');
+      else if (block.type === 'server_tool_use' || block.type === 'mcp_tool_use') {
+        sent.push(`ran ${(block as { id: string }).id}`);
+        // Its result, when the reply carried one, right after it.
+        const next = content[k + 1] as { type: string; tool_use_id?: string } | undefined;
+        if (next?.tool_use_id !== undefined) expect(next.tool_use_id).toBe((block as { id: string }).id);
+      }
+    });
+    expect(sent).toEqual(recordedOrder(recording.toString('utf8')));
+  });
+
+  it('sends text, a search Anthropic ran, more text, then the call: each where it came', () => {
+    const search = {
+      start: { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: {} },
+      deltas: [{ type: 'input_json_delta', partial_json: '{"query":"rxjs"}' }],
+    };
+    const found = { start: { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [] }, deltas: [] };
+    const completion = completionOf(
+      streamOf([thinking('Search first.', 'sig-1'), text('Let me look.'), search, found, text('Found it.'), toolUse('toolu_1', '{"q":1}')]),
+      'anthropic',
+    );
+    expect(anthropicAssistantTurn(completion).content).toEqual([
+      { type: 'thinking', thinking: 'Search first.', signature: 'sig-1' },
+      { type: 'text', text: 'Let me look.' },
+      { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'rxjs' } },
+      { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [] },
+      { type: 'text', text: 'Found it.' },
+      { type: 'tool_use', id: 'toolu_1', name: 'lookup', input: { q: 1 } },
+    ]);
   });
 
   it('sends a compaction block first, whole, with the content its deltas streamed', () => {

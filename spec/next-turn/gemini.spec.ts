@@ -89,6 +89,40 @@ describe('geminiModelTurn and geminiToolResults', () => {
     expect(completionOf(SERVER_MCP, 'gemini').toolCalls).toEqual([]);
   });
 
+  it('sends the tool Google ran where it came: before the text that answered from it', () => {
+    const wire = partsOf(SERVER_MCP.toString('utf8'));
+    // The recording's own order, text parts in a row as one.
+    const recorded = wire
+      .map((part) => Object.keys(part).find((key) => key !== 'thoughtSignature'))
+      .filter((kind, k, kinds) => !(kind === 'text' && kinds[k - 1] === 'text'));
+    const turn = geminiModelTurn(completionOf(SERVER_MCP, 'gemini'));
+    expect(turn.parts.map((part) => Object.keys(part).find((key) => key !== 'thoughtSignature'))).toEqual(recorded);
+    expect(recorded).toEqual(['functionCall', 'functionResponse', 'text']);
+  });
+
+  it('sends text, the code Google ran with its result, more text, then the call: each where it came', () => {
+    const chunk = (parts: object[], finishReason?: string) =>
+      `data: ${JSON.stringify({
+        candidates: [{ content: { role: 'model', parts }, index: 0, ...(finishReason === undefined ? {} : { finishReason }) }],
+        responseId: 'r1',
+        modelVersion: 'gemini-3-pro',
+      })}\n\n`;
+    const code = { language: 'PYTHON', code: 'print(6 * 7)' };
+    const result = { outcome: 'OUTCOME_OK', output: '42\n' };
+    const stream =
+      chunk([{ text: 'Let me compute.' }]) +
+      chunk([{ executableCode: code }, { codeExecutionResult: result }]) +
+      chunk([{ text: 'It is 42.' }]) +
+      chunk([{ functionCall: { id: 'c1', name: 'save', args: { value: 42 } }, thoughtSignature: 'sig-c1' }], 'STOP');
+    expect(geminiModelTurn(completionOf(stream, 'gemini')).parts).toEqual([
+      { text: 'Let me compute.' },
+      { executableCode: code },
+      { codeExecutionResult: result },
+      { text: 'It is 42.' },
+      { functionCall: { id: 'c1', name: 'save', args: { value: 42 } }, thoughtSignature: 'sig-c1' },
+    ]);
+  });
+
   it('keeps the signature that came after the text with that text', () => {
     const recording = marble('corpus/gemini/google-reasoning-gemini3.sse').toString('utf8');
     const wire = partsOf(recording);

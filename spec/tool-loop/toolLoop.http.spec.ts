@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { from, lastValueFrom, switchMap, toArray } from 'rxjs';
+import { from, lastValueFrom, switchMap, throwError, toArray } from 'rxjs';
 import { z } from 'zod';
 import type { TestReply } from '../../src/dialects/writing/TestReply';
+import { ProviderError, StreamClosedEarlyError } from '../../src/errors/errors';
 import type { ProviderFormat } from '../../src/dialects/writing/wire';
 import { fromResponse } from '../../src/io/fromResponse';
 import { providerStream } from '../../src/testing/writeProviderStream';
@@ -16,7 +17,7 @@ import {
   openaiResponsesLoop,
 } from '../../src/tool-loop/loopFormats';
 import { toolLoop, type ToolLoopRequestContext } from '../../src/tool-loop/toolLoop';
-import type { ToolLoopEvent } from '../../src/tool-loop/ToolLoopEvent';
+import { isToolLoopPartial, type ToolLoopEvent } from '../../src/tool-loop/ToolLoopEvent';
 import type { ToolLoopFormat } from '../../src/tool-loop/ToolLoopFormat';
 
 // The loop end to end: `fetch` to a node:http server on 127.0.0.1 that plays the provider, answering
@@ -198,3 +199,52 @@ describe.each([
     });
   },
 );
+
+describe('toolLoop, a request that fails before any answer', () => {
+  const question = { role: 'user', content: 'Weather in Oslo and Paris?' };
+  const format = openaiChatLoop as ToolLoopFormat<unknown>;
+
+  it("ends in a StreamClosedEarlyError (transport) whose cause is fetch's own error, with the conversation so far", async () => {
+    // A port nothing listens on any more: fetch rejects before any response.
+    const dead = createServer();
+    await new Promise<void>((resolve) => dead.listen(0, '127.0.0.1', resolve));
+    const deadUrl = `http://127.0.0.1:${(dead.address() as AddressInfo).port}/v1/chat`;
+    await new Promise((resolve) => dead.close(resolve));
+    const request = (messages: readonly unknown[], context: ToolLoopRequestContext) =>
+      context.step === 1
+        ? post('openai-chat')(messages, context)
+        : from(fetch(deadUrl, { method: 'POST', body: '{}', signal: context.signal })).pipe(
+            switchMap((response) => fromResponse(response)),
+          );
+    const error = await lastValueFrom(toolLoop({ format, request, conversation: [question], tools })).then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    expect(error).toBeInstanceOf(StreamClosedEarlyError);
+    expect(error).toMatchObject({ reason: 'transport' });
+    const cause = (error as StreamClosedEarlyError).cause as { name?: string; message?: string };
+    expect(cause.name).toBe('TypeError');
+    expect((error as Error).message).toContain(cause.message!);
+    const partial = (error as StreamClosedEarlyError).partial;
+    if (!isToolLoopPartial(partial)) throw new Error("the partial is not the loop's");
+    // Step 1 whole: the question, the assistant's turn with its two calls, their two results.
+    expect(partial.conversation.map((message) => (message as Json)['role'])).toEqual(['user', 'assistant', 'tool', 'tool']);
+    // Each step's usage: step 1's as its reply said, none of step 2, whose request failed.
+    expect(partial.steps.map((step) => [step.step, step.usage?.totalTokens ?? null])).toEqual([
+      [1, 30],
+      [2, null],
+    ]);
+  });
+
+  it('ends in a ProviderError with the status when the transport raised the answer as an error (an HttpErrorResponse)', async () => {
+    // The shape Angular's HttpClient errors with: the status, and the parsed body under `error`.
+    const answer = { name: 'HttpErrorResponse', status: 429, error: { error: { message: 'Rate limit reached', type: 'requests' } } };
+    const error = await lastValueFrom(toolLoop({ format, request: () => throwError(() => answer), conversation: [question], tools })).then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ status: 429, reason: 'http-status', type: 'requests', cause: answer });
+    expect((error as Error).message).toContain('Rate limit reached');
+  });
+});

@@ -61,6 +61,44 @@ export function sentCalls(reply: AssistantReply): SentCall[] {
   return calls;
 }
 
+/**
+ * The calls the next turn carries (`sentCalls`), handed out in order as a turn is built: the calls
+ * that began before a tool the provider ran go before it (`before`, given the tool's `at.calls`), the
+ * others at the end (`rest`).
+ *
+ * @example
+ * ```ts
+ * const calls = new CallsInOrder(completion);
+ * calls.before(tool.at.calls); // the calls that began before the tool, not handed out yet
+ * calls.rest(); // every call not handed out yet
+ * ```
+ */
+export class CallsInOrder {
+  readonly #calls: readonly SentCall[];
+  /** Each call's place among the reply's calls, by its index: what `at.calls` counts. */
+  readonly #places = new Map<number, number>();
+  #next = 0;
+
+  constructor(reply: AssistantReply) {
+    this.#calls = sentCalls(reply);
+    reply.toolCalls.forEach((call, place) => this.#places.set(call.index, place));
+  }
+
+  /** The calls not handed out yet among the first `count` calls of the reply. */
+  before(count: number): SentCall[] {
+    const start = this.#next;
+    while (this.#next < this.#calls.length && (this.#places.get(this.#calls[this.#next]!.index) ?? Infinity) < count) this.#next++;
+    return this.#calls.slice(start, this.#next);
+  }
+
+  /** Every call not handed out yet. */
+  rest(): SentCall[] {
+    const rest = this.#calls.slice(this.#next);
+    this.#next = this.#calls.length;
+    return rest;
+  }
+}
+
 /** The opaque items of `provider` that belong to the call numbered `call`, in arrival order. */
 export function callItems(reply: AssistantReply, call: number, provider: string): OpaqueItem[] {
   return (reply.opaqueItems ?? []).filter((item) => item.part === 'tool-call' && item.call === call && item.provider === provider);

@@ -1,5 +1,5 @@
 import type { JsonValue, ProviderToolCall } from '../types/replyParts.js';
-import { type AssistantReply, isCutReply, isJsonRecord, sentCalls } from './AssistantReply.js';
+import { type AssistantReply, CallsInOrder, type SentCall, isCutReply, isJsonRecord } from './AssistantReply.js';
 import { type ToolResult, resultText } from './ToolResult.js';
 import { turnSegments } from './turnSegments.js';
 
@@ -112,11 +112,11 @@ export interface AnthropicToolResultsMessage {
 /**
  * The assistant's turn of an Anthropic reply as the next Messages API request takes it: its blocks in
  * the order they came (each thinking block with its signature, redacted thinking with its data, text,
- * compaction), then the tools Anthropic ran, each followed by its result, then the program's
- * `tool_use` calls. What Anthropic refuses is left out: thinking without a signature (of a cut reply,
- * or of a server that sends none), a server tool without its result, an unclosed call, an empty text
- * block. A text block's `signature` is not sent (the request has no place for it; it is never a
- * thinking block).
+ * compaction, each tool Anthropic ran followed by its result, each `tool_use` call of the program
+ * that came before such a tool), then the program's other `tool_use` calls. What Anthropic refuses is
+ * left out: thinking without a signature (of a cut reply, or of a server that sends none), a server
+ * tool without its result, an unclosed call, an empty text block. A text block's `signature` is not
+ * sent (the request has no place for it; it is never a thinking block).
  *
  * @example
  * ```ts
@@ -131,8 +131,13 @@ export interface AnthropicToolResultsMessage {
  */
 export function anthropicAssistantTurn(reply: AssistantReply): AnthropicAssistantMessage {
   const content: AnthropicAssistantBlock[] = [];
-  for (const segment of turnSegments(reply, 'anthropic')) {
-    if (segment.kind === 'item') {
+  const cut = isCutReply(reply);
+  const calls = new CallsInOrder(reply);
+  for (const segment of turnSegments(reply, 'anthropic', { providerTools: true })) {
+    if (segment.kind === 'provider-tool') {
+      for (const call of calls.before(segment.call.at.calls)) content.push(toolUseBlock(call));
+      content.push(...serverToolBlocks(reply, segment.call, cut));
+    } else if (segment.kind === 'item') {
       const { item } = segment;
       if (item.kind === 'redacted-reasoning' && typeof item.data === 'string') content.push({ type: 'redacted_thinking', data: item.data });
       else if (item.kind === 'compaction' && isBlock(item.data)) content.push(item.data);
@@ -144,37 +149,19 @@ export function anthropicAssistantTurn(reply: AssistantReply): AnthropicAssistan
       content.push({ type: 'text', text: segment.text });
     }
   }
-  const cut = isCutReply(reply);
-  for (const call of reply.providerToolCalls ?? []) {
-    // A finished reply may end in a server tool waiting for the program's calls it made (programmatic
-    // tool calling): it goes back without a result. Of a cut reply, only a server tool with its result.
-    if (cut && (call.result === undefined || typeof call.input === 'string')) continue;
-    if (call.type === 'mcp_tool_use') {
-      // The MCP blocks' own fields are kept on the choice (the last value of each): with one MCP
-      // server in the request, its name.
-      const kept = reply.choices[0]?.providerMetadata?.['anthropic'] ?? {};
-      const serverName = typeof kept['server_name'] === 'string' ? { server_name: kept['server_name'] } : {};
-      const isError = typeof kept['is_error'] === 'boolean' ? { is_error: kept['is_error'] } : {};
-      content.push(
-        { type: 'mcp_tool_use', id: call.id, name: call.name, input: call.input, ...serverName },
-        ...(call.result === undefined ? [] : [{ type: 'mcp_tool_result', tool_use_id: call.id, content: call.result, ...isError }]),
-      );
-      continue;
-    }
-    content.push({ type: 'server_tool_use', id: call.id, name: call.name, input: call.input });
-    if (call.result !== undefined) content.push({ type: resultBlockType(call), tool_use_id: call.id, content: call.result });
-  }
-  for (const call of sentCalls(reply)) {
-    const caller = callerOf(call.providerMetadata?.['anthropic']?.['caller']);
-    content.push({
-      type: 'tool_use',
-      id: call.id,
-      name: call.name,
-      input: isJsonRecord(call.args) ? call.args : {},
-      ...(caller === undefined ? {} : { caller }),
-    });
-  }
+  for (const call of calls.rest()) content.push(toolUseBlock(call));
   return { role: 'assistant', content };
+}
+
+function toolUseBlock(call: SentCall): AnthropicToolUseBlock {
+  const caller = callerOf(call.providerMetadata?.['anthropic']?.['caller']);
+  return {
+    type: 'tool_use',
+    id: call.id,
+    name: call.name,
+    input: isJsonRecord(call.args) ? call.args : {},
+    ...(caller === undefined ? {} : { caller }),
+  };
 }
 
 /**
@@ -200,6 +187,26 @@ export function anthropicToolResults(results: readonly ToolResult[]): AnthropicT
       ...(result.error === undefined ? {} : { is_error: true as const }),
     })),
   };
+}
+
+/** A tool Anthropic ran, as the blocks it came in: its use, then its result. */
+function serverToolBlocks(reply: AssistantReply, call: ProviderToolCall, cut: boolean): AnthropicAssistantBlock[] {
+  // A finished reply may end in a server tool waiting for the program's calls it made (programmatic
+  // tool calling): it goes back without a result. Of a cut reply, only a server tool with its result.
+  if (cut && (call.result === undefined || typeof call.input === 'string')) return [];
+  if (call.type === 'mcp_tool_use') {
+    // The MCP blocks' own fields are kept on the choice (the last value of each): with one MCP
+    // server in the request, its name.
+    const kept = reply.choices[0]?.providerMetadata?.['anthropic'] ?? {};
+    const serverName = typeof kept['server_name'] === 'string' ? { server_name: kept['server_name'] } : {};
+    const isError = typeof kept['is_error'] === 'boolean' ? { is_error: kept['is_error'] } : {};
+    return [
+      { type: 'mcp_tool_use', id: call.id, name: call.name, input: call.input, ...serverName },
+      ...(call.result === undefined ? [] : [{ type: 'mcp_tool_result', tool_use_id: call.id, content: call.result, ...isError }]),
+    ];
+  }
+  const use: AnthropicAssistantBlock = { type: 'server_tool_use', id: call.id, name: call.name, input: call.input };
+  return call.result === undefined ? [use] : [use, { type: resultBlockType(call), tool_use_id: call.id, content: call.result }];
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { JsonValue, ProviderToolCall } from '../types/replyParts.js';
-import { type AssistantReply, callItems, isJsonRecord, sentCalls } from './AssistantReply.js';
+import { type AssistantReply, CallsInOrder, type SentCall, callItems, isJsonRecord } from './AssistantReply.js';
 import type { ToolResult } from './ToolResult.js';
 import { turnSegments } from './turnSegments.js';
 
@@ -68,9 +68,10 @@ export interface GeminiFunctionResponseContent {
 /**
  * The model's turn of a Gemini reply as the next request's `contents` takes it: its parts in the order
  * they came, each with the `thoughtSignature` it came with (thoughts with `thought: true`, text, a
- * signature that came on a part of its own as an empty text part), the tools Google ran with their
- * responses, then the closed calls with their ids, each with its signature (Gemini 3 answers 400 to a
- * call sent back without it). A `continuationToken` goes beside the contents, not in them.
+ * signature that came on a part of its own as an empty text part, the tools Google ran with their
+ * responses, each where it came, and before such a tool the calls that came before it), then the
+ * other closed calls with their ids, each with its signature (Gemini 3 answers 400 to a call sent back
+ * without it). A `continuationToken` goes beside the contents, not in them.
  *
  * @example
  * ```ts
@@ -85,7 +86,13 @@ export interface GeminiFunctionResponseContent {
  */
 export function geminiModelTurn(reply: AssistantReply): GeminiModelContent {
   const parts: (GeminiTextPart | GeminiFunctionCallPart | GeminiServerToolPart)[] = [];
-  for (const segment of turnSegments(reply, 'google')) {
+  const calls = new CallsInOrder(reply);
+  for (const segment of turnSegments(reply, 'google', { providerTools: true })) {
+    if (segment.kind === 'provider-tool') {
+      for (const call of calls.before(segment.call.at.calls)) parts.push(functionCallPart(reply, call));
+      parts.push(...serverToolParts(segment.call));
+      continue;
+    }
     if (segment.kind === 'item') {
       const { item } = segment;
       if (item.kind === 'signature' && typeof item.data === 'string') parts.push({ text: '', thoughtSignature: item.data });
@@ -98,15 +105,17 @@ export function geminiModelTurn(reply: AssistantReply): GeminiModelContent {
       ...(signature === undefined ? {} : { thoughtSignature: signature.data as string }),
     });
   }
-  for (const call of reply.providerToolCalls ?? []) parts.push(...serverToolParts(call));
-  for (const call of sentCalls(reply)) {
-    const signature = callItems(reply, call.index, 'google').find((item) => item.kind === 'signature' && typeof item.data === 'string');
-    parts.push({
-      functionCall: { id: call.id, name: call.name, args: isJsonRecord(call.args) ? call.args : {} },
-      ...(signature === undefined ? {} : { thoughtSignature: signature.data as string }),
-    });
-  }
+  for (const call of calls.rest()) parts.push(functionCallPart(reply, call));
   return { role: 'model', parts };
+}
+
+/** A call of the program with the signature it came with. */
+function functionCallPart(reply: AssistantReply, call: SentCall): GeminiFunctionCallPart {
+  const signature = callItems(reply, call.index, 'google').find((item) => item.kind === 'signature' && typeof item.data === 'string');
+  return {
+    functionCall: { id: call.id, name: call.name, args: isJsonRecord(call.args) ? call.args : {} },
+    ...(signature === undefined ? {} : { thoughtSignature: signature.data as string }),
+  };
 }
 
 /**

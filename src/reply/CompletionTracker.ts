@@ -173,6 +173,21 @@ export class CompletionTracker {
         this.#dropSnapshots(choice);
         return;
       }
+      case 'provider-tool-call': {
+        // As for an opaque item: where it came is known here. The items and calls before it order
+        // it among them where they share a place in the text.
+        const choice = this.#choice(event.choice);
+        const extras = (choice.extras ??= new ReplyExtras());
+        const at = event.at ?? {
+          reasoning: choice.reasoningText.length,
+          content: choice.contentText.length,
+          items: extras.view().opaqueItems?.length ?? 0,
+          calls: this.#calls.choice(event.choice).byIndex.size,
+        };
+        extras.apply(event.at === undefined ? { ...event, at } : event);
+        this.#dropSnapshots(choice);
+        return;
+      }
       default:
         // The parts declared in REPLY_PARTS (log probabilities, sources, audio, provider tools).
         if (ReplyExtras.carries(event)) {

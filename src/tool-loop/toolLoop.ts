@@ -1,5 +1,6 @@
 import { Observable, Subscription, defer, from, map, of, switchMap } from 'rxjs';
 import { LlmStreamError } from '../errors/errors.js';
+import { requestFailure } from './requestFailure.js';
 import type { ToolFailure, ToolOutput, ToolResult } from '../next-turn/ToolResult.js';
 import { CompletionTracker } from '../reply/CompletionTracker.js';
 import { type ToolValidator, type Verdict, checkCall, refusal } from '../reply/checkToolCall.js';
@@ -347,7 +348,8 @@ export function toolLoop<Message, Turn, Tools>(options: ToolLoopOptions<Message,
               subscriber.next({ type: 'event', step, event });
               if (eager && event.type === 'tool-call' && event.choice === 0) addCall(event.call);
             }),
-          error: fail,
+          // What the request itself failed with becomes one of the library's errors, with the partial.
+          error: (error: unknown) => fail(requestFailure(error)),
           complete: () =>
             guard(() => {
               const reply = tracker.complete();

@@ -19,6 +19,7 @@ import type {
   ToolRequest,
   OpaqueItem,
   OpaqueItemPosition,
+  ProviderToolPosition,
   FinishDetails,
 } from './replyParts.js';
 
@@ -38,6 +39,7 @@ export type {
   Source,
   AudioOutput,
   ProviderToolCall,
+  ProviderToolPosition,
   ProviderMetadata,
   ToolCallProgress,
   ToolRequest,
@@ -193,7 +195,9 @@ export interface ImagePreviewEvent {
 export interface ProviderToolCallEvent {
   readonly type: 'provider-tool-call';
   readonly choice: number;
-  readonly call: ProviderToolCall;
+  readonly call: Omit<ProviderToolCall, 'at'>;
+  /** Where it came in the turn; the fold sets it when the event has none (a dialect's events have none: the fold knows the text). */
+  readonly at?: ProviderToolPosition;
 }
 /** The result of a tool the provider ran, for the call with that `id`. */
 export interface ProviderToolResultEvent {

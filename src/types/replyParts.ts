@@ -240,6 +240,33 @@ export interface ProviderToolCall {
   readonly input: JsonValue;
   /** What the tool gave back, once the stream carried it. */
   readonly result?: JsonValue;
+  /**
+   * Where it came in the turn: how much reasoning and content text, and how many of the choice's
+   * opaque items, had come before it. A server tool stands between the text before and after it
+   * (Anthropic's web search between two text blocks), and the next turn sends it back there.
+   */
+  readonly at: ProviderToolPosition;
+}
+
+/**
+ * Where a tool the provider ran came in its turn: the text before it, as for an opaque item, and how
+ * many of the choice's opaque items and calls came before it, so that an item or a call and a tool at
+ * the same place in the text keep their order (a Responses reasoning item, then the search it led to;
+ * Anthropic's call of a deferred tool, then the tool search that loads it).
+ *
+ * @example
+ * ```ts
+ * import type { ProviderToolPosition } from 'rxjs-llm-stream';
+ *
+ * // After 42 characters of text, one signature and no call:
+ * const at: ProviderToolPosition = { reasoning: 0, content: 42, items: 1, calls: 0 };
+ * ```
+ */
+export interface ProviderToolPosition extends OpaqueItemPosition {
+  /** How many of the choice's opaque items (`opaqueItems`) had come before it. */
+  readonly items: number;
+  /** How many of the choice's tool calls (`toolCalls`, in index order) had begun before it. */
+  readonly calls: number;
 }
 
 /**

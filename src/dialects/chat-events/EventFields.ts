@@ -47,7 +47,7 @@ const EVENT_FIELDS: { readonly [T in ChatEvent['type']]: EveryField<Extract<Chat
   source: { type: true, choice: true, source: true },
   audio: { type: true, choice: true, id: true, data: true, transcript: true, expiresAt: true },
   'image-preview': { type: true, choice: true, id: true, index: true, data: true, format: true },
-  'provider-tool-call': { type: true, choice: true, call: true },
+  'provider-tool-call': { type: true, choice: true, call: true, at: true },
   'provider-tool-result': { type: true, choice: true, id: true, result: true },
   'tool-request': { type: true, choice: true, request: true },
   'opaque-item': { type: true, choice: true, item: true, at: true },
@@ -80,7 +80,7 @@ const TOOL_CALL_FIELDS: EveryField<FunctionToolCall> & EveryField<CustomToolCall
   providerMetadata: true,
 };
 const INCOMPLETE_CALL_FIELDS: EveryField<IncompleteToolCall> = { kind: true, index: true, id: true, name: true, arguments: true };
-const PROVIDER_TOOL_CALL_FIELDS: EveryField<ProviderToolCall> = { id: true, name: true, type: true, input: true, result: true };
+const PROVIDER_TOOL_CALL_FIELDS: EveryField<Omit<ProviderToolCall, 'at'>> = { id: true, name: true, type: true, input: true, result: true };
 const TOOL_REQUEST_FIELDS: EveryField<ToolRequest> = { id: true, type: true, kind: true, name: true, input: true };
 const OPAQUE_ITEM_FIELDS: EveryField<Omit<OpaqueItem, 'at'>> = {
   provider: true,

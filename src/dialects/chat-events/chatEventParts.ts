@@ -68,14 +68,30 @@ export function readReplyPartEvent(type: string, payload: JsonObject, fields: Ev
       };
     case 'provider-tool-call': {
       const call = fields.objectField(payload, 'call');
-      const ran: ProviderToolCall = {
+      const ran: Omit<ProviderToolCall, 'at'> = {
         id: fields.textField(call, 'call.id'),
         name: fields.textField(call, 'call.name'),
         type: fields.textField(call, 'call.type'),
         input: copyJson(call['input'] ?? null),
         ...(call['result'] === undefined ? {} : { result: copyJson(call['result']) }),
       };
-      return { type, choice: fields.indexField(payload, 'choice'), call: ran };
+      // Where it came, when the writer said (a relayed completion's call): else the fold here finds it.
+      const at = payload['at'] === undefined ? undefined : fields.objectField(payload, 'at');
+      return {
+        type,
+        choice: fields.indexField(payload, 'choice'),
+        call: ran,
+        ...(at === undefined
+          ? {}
+          : {
+              at: {
+                reasoning: fields.indexField(at, 'at.reasoning'),
+                content: fields.indexField(at, 'at.content'),
+                items: fields.indexField(at, 'at.items'),
+                calls: fields.indexField(at, 'at.calls'),
+              },
+            }),
+      };
     }
     case 'finish-details': {
       const details = fields.objectField(payload, 'details');

@@ -3,7 +3,7 @@ import { JsonObject, copyJson, isJsonObject, nonEmptyString } from '../../intern
 
 /** A built-in tool the provider ran, read from its finished output item. */
 export interface ProviderToolItem {
-  readonly call: ProviderToolCall;
+  readonly call: Omit<ProviderToolCall, 'at'>;
   /** What the tool gave back, or undefined when the item holds no result (a search without its sources). */
   readonly result: JsonValue | undefined;
 }
