@@ -120,6 +120,33 @@ describe('smoothText', () => {
     });
   });
 
+  it('gives a released reasoning unit the token count of the latest reasoning event that had one', () => {
+    testScheduler.run(({ cold, expectObservable }) => {
+      const source = cold<ChatEvent>('a 4ms b 9ms |', {
+        a: { type: 'reasoning', choice: 0, text: 'Let me ', reasoningTokens: 2 },
+        b: { type: 'reasoning', choice: 0, text: 'think', reasoningTokens: 3 },
+      });
+      expectObservable(source.pipe(smoothText(shown))).toBe('a 9ms b 4ms (c|)', {
+        a: { type: 'reasoning', choice: 0, text: 'Let ', reasoningTokens: 2 },
+        b: { type: 'reasoning', choice: 0, text: 'me ', reasoningTokens: 3 },
+        c: { type: 'reasoning', choice: 0, text: 'think', reasoningTokens: 3 },
+      });
+    });
+  });
+
+  it('routes a throw of isHidden to the error channel, when a delayed release asks it too', () => {
+    testScheduler.run(({ cold, expectObservable }) => {
+      const broken = new Error('no document');
+      let calls = 0;
+      const isHidden = (): boolean => {
+        if (++calls > 1) throw broken;
+        return false;
+      };
+      const source = cold('a 49ms |', { a: content('one two three') });
+      expectObservable(source.pipe(smoothText({ isHidden }))).toBe('a 9ms #', { a: content('one ') }, broken);
+    });
+  });
+
   it('never drops or reorders text: each channel, joined, is what came in, and the other events keep their order', () => {
     const word = fc.constantFrom('a', 'bc', ' ', '\n', '. ', 'é', '😀', '今日');
     const anEvent: fc.Arbitrary<ChatEvent> = fc.oneof(

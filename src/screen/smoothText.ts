@@ -90,7 +90,15 @@ export function smoothText(options: SmoothTextOptions = {}): MonoTypeOperatorFun
         const unit = smoother.next();
         if (unit === undefined) return;
         emit(unit);
-        pace = scheduler.schedule(release, delay);
+        pace = scheduler.schedule(releaseLater, delay);
+      };
+      // A release the scheduler runs has no source call to route a throw (of `isHidden`) to the error channel.
+      const releaseLater = (): void => {
+        try {
+          release();
+        } catch (error) {
+          subscriber.error(error);
+        }
       };
 
       subscriber.add(() => {
