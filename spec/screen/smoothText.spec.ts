@@ -134,7 +134,7 @@ describe('smoothText', () => {
     });
   });
 
-  it('routes a throw of isHidden to the error channel, when a delayed release asks it too', () => {
+  it('routes a throw of isHidden to the error channel, when a delayed release asks it too, after the text held', () => {
     testScheduler.run(({ cold, expectObservable }) => {
       const broken = new Error('no document');
       let calls = 0;
@@ -143,7 +143,7 @@ describe('smoothText', () => {
         return false;
       };
       const source = cold('a 49ms |', { a: content('one two three') });
-      expectObservable(source.pipe(smoothText({ isHidden }))).toBe('a 9ms #', { a: content('one ') }, broken);
+      expectObservable(source.pipe(smoothText({ isHidden }))).toBe('a 9ms (b#)', { a: content('one '), b: content('two three') }, broken);
     });
   });
 

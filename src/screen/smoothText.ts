@@ -97,6 +97,7 @@ export function smoothText(options: SmoothTextOptions = {}): MonoTypeOperatorFun
         try {
           release();
         } catch (error) {
+          flush(); // the text held is not lost with the stream
           subscriber.error(error);
         }
       };
