@@ -189,6 +189,13 @@ export type { UiMessageEncoderOptions, UiMessageEncoderState } from './ui/UiMess
 export { uiMessageStreamHeaders } from './ui/uiMessageChunks.js';
 export type { UiFinishReason, UiMessageChunk } from './ui/uiMessageChunks.js';
 
+// screen: a reply's updates paced for a screen
+export { batchEventsPerFrame, latestPerFrame } from './screen/perFrame.js';
+export type { PerFrameOptions } from './screen/perFrame.js';
+export { smoothText } from './screen/smoothText.js';
+export type { SmoothTextOptions } from './screen/smoothText.js';
+export type { SmoothChunking, TextSmootherOptions } from './screen/TextSmoother.js';
+
 // recording: record and replay
 export type { RecordedChunk, StreamRecordingInit } from './recording/recordedChunks.js';
 export { isRecordingText, parseRecording, RECORDING_FORMAT, RECORDING_VERSION, serializeRecording } from './recording/recordingFile.js';

@@ -71,3 +71,8 @@ export { socketMessageText } from '../websocket/socketMessageText.js';
 export { SseEncoder } from '../ui/SseEncoder.js';
 export { ToolLoopUiEncoder } from '../ui/ToolLoopUiEncoder.js';
 export { UiMessageEncoder } from '../ui/UiMessageEncoder.js';
+
+// screen
+export { FrameBatch } from '../screen/FrameBatch.js';
+export { LatestValue } from '../screen/LatestValue.js';
+export { TextSmoother } from '../screen/TextSmoother.js';
