@@ -8,6 +8,13 @@ import type { Config } from 'jest';
  */
 const ENGINE_SPECS = ['cluster', 'clusterContract', 'sentinel', 'valkey', 'acl', 'relayContract'];
 
+/**
+ * The browser specs: the library, its Angular examples and the screen's recipe built and run in
+ * Chromium. They test the bundles in a browser, not the Node that builds them, and take a build each:
+ * `BROWSER_SPECS=skip` leaves them out, as `npm run test:node24` does (they run in `npm test`).
+ */
+const BROWSER_SPECS = ['examples/angular', 'examples/browser', 'screen/angularReply'];
+
 const config: Config = {
   testEnvironment: 'node',
   roots: ['<rootDir>/spec'],
@@ -15,6 +22,7 @@ const config: Config = {
   testPathIgnorePatterns: [
     '/node_modules/',
     ...(process.env['ENGINE_SPECS'] === 'skip' ? [`/spec/relay/(${ENGINE_SPECS.join('|')})\\.spec\\.ts$`] : []),
+    ...(process.env['BROWSER_SPECS'] === 'skip' ? [`/spec/(${BROWSER_SPECS.join('|')})\\.spec\\.ts$`] : []),
   ],
   // Two workers, not Jest's default of one fewer than the cores: most specs wait on servers, sockets
   // and timers rather than compute, and on a 2-core machine the default is a single worker.

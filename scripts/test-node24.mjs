@@ -2,12 +2,13 @@
 // registry's `node` package brings the binary (`npx node@24`), so this needs nothing but npm. Its
 // folder goes first on PATH, so the suite's own child processes (npm, npx, the CLI) run on 24 too.
 // It leaves out the engine specs (Redis Cluster, Sentinel, Valkey, the ACL user, the relay's HTTP
-// contract per engine: ENGINE_SPECS in jest.config.ts), which `npm test` runs: they test the engines
-// and their clients, not the Node version, and would take the suite's time twice. ENGINE_SPECS=run
-// runs them here too.
+// contract per engine: ENGINE_SPECS in jest.config.ts) and the browser specs (Chromium running the
+// built bundles and Angular apps: BROWSER_SPECS), which `npm test` runs: they test the engines and the
+// browser, not the Node version, and would take the suite's time twice. ENGINE_SPECS=run and
+// BROWSER_SPECS=run run them here too.
 //
 //   npm run test:node24 [-- jest arguments]
-//   ENGINE_SPECS=run npm run test:node24
+//   ENGINE_SPECS=run BROWSER_SPECS=run npm run test:node24
 import { execFileSync, spawnSync } from 'node:child_process';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +21,7 @@ console.log(`jest on Node ${version} (${node24})`);
 
 // jest's package exports no bin path; its file is where npm put it.
 const jest = join(fileURLToPath(new URL('..', import.meta.url)), 'node_modules', 'jest', 'bin', 'jest.js');
-const env = { ENGINE_SPECS: 'skip', ...process.env, PATH: `${dirname(node24)}${delimiter}${process.env.PATH ?? ''}` };
+const env = { ENGINE_SPECS: 'skip', BROWSER_SPECS: 'skip', ...process.env, PATH: `${dirname(node24)}${delimiter}${process.env.PATH ?? ''}` };
 // Without type stripping: Node 24 would try jest.config.ts as an ES module first, and warn.
 const result = spawnSync(node24, ['--no-experimental-strip-types', jest, ...process.argv.slice(2)], { stdio: 'inherit', env });
 process.exit(result.status ?? 1);
