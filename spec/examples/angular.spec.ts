@@ -1,10 +1,14 @@
 import { execFile } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Browser, Page } from 'playwright-core';
 import { ReplayServer, startReplayServer } from '../../src/cli/replayServer';
+import type { TestReply } from '../../src/dialects/writing/TestReply';
+import { providerStream } from '../../src/testing/writeProviderStream';
 import { root } from '../support/build';
 import { WatchedPage, launchChromium, watchedPage } from '../support/chromium';
 import { StaticServer, startStaticServer } from '../support/staticServer';
@@ -19,6 +23,7 @@ const app = join(root, 'examples', 'angular');
 const MOUNT = '/angular/';
 
 let output: string | undefined;
+let provider: ToolProvider | undefined;
 let replay: ReplayServer | undefined;
 let site: StaticServer | undefined;
 let browser: Browser | undefined;
@@ -42,6 +47,44 @@ async function buildApp(folder: string): Promise<string> {
   }
   console.info(`the Angular example built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return join(folder, 'browser');
+}
+
+/** A model server on 127.0.0.1 for the tool loop's page: it keeps each request body and answers from the conversation. */
+interface ToolProvider {
+  readonly url: string;
+  readonly bodies: unknown[];
+  close(): Promise<void>;
+}
+
+/**
+ * Answers a conversation without a tool result with a call of `local_time`, and one with a result
+ * with the text `The local time is <result>.`, streamed as Chat Completions cut at random places.
+ */
+async function startToolProvider(): Promise<ToolProvider> {
+  const bodies: unknown[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { messages: { role: string; content?: unknown }[] };
+      bodies.push(body);
+      const result = body.messages.find((message) => message.role === 'tool');
+      const reply: TestReply =
+        result === undefined
+          ? { choices: [{ toolCalls: [{ id: 'call_time', name: 'local_time', arguments: {} }] }] }
+          : { choices: [{ text: `The local time is ${String(result.content)}.` }] };
+      const stream = providerStream(reply, 'openai-chat', { chunking: { random: bodies.length } });
+      response.writeHead(200, { 'content-type': stream.contentType });
+      for (const chunk of stream.chunks) response.write(chunk);
+      response.end();
+    });
+  });
+  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    bodies,
+    close: () => new Promise<void>((closed) => server.close(() => closed())),
+  };
 }
 
 /** What the page shows, read from its DOM. */
@@ -123,7 +166,8 @@ describe('the Angular example', () => {
     output = mkdtempSync(join(tmpdir(), 'angular-example-'));
     const built = await buildApp(output);
     replay = await startReplayServer();
-    site = await startStaticServer({ root, replayUrl: replay.url, mounts: { [MOUNT]: built } });
+    provider = await startToolProvider();
+    site = await startStaticServer({ root, replayUrl: replay.url, providerUrl: provider.url, mounts: { [MOUNT]: built } });
     browser = await launchChromium('the Angular example');
   }, 180_000);
 
@@ -131,6 +175,7 @@ describe('the Angular example', () => {
     await browser?.close();
     await site?.close();
     await replay?.close();
+    await provider?.close();
     if (output !== undefined) rmSync(output, { recursive: true, force: true });
   });
 
@@ -201,6 +246,39 @@ describe('the Angular example', () => {
       });
       expect(shown.toolCalls.map((call) => call.arguments)).toEqual(['{"city":"Oslo"}', '{"city":"Bergen","un']);
       expect(shown.status).toMatch(new RegExp(`^${error}: .*\\(what arrived is shown above\\)$`));
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("runs the tool loop service: the model's call runs in the page, its result goes back, the answer is made of it", async () => {
+    provider!.bodies.length = 0;
+    const { page, context, problems } = await open(`question=${encodeURIComponent('What time is it?')}`);
+    try {
+      const shown = await page.evaluate(() => ({
+        state: document.getElementById('app')!.getAttribute('data-state'),
+        steps: document.getElementById('steps')!.textContent,
+        results: [...document.querySelectorAll('#results li')].map((item) => item.textContent?.trim()),
+        content: document.getElementById('content')!.textContent,
+      }));
+      // Two requests: the question, then the question, the assistant's call and the page's result.
+      const [first, second] = provider!.bodies as { messages: Record<string, unknown>[] }[];
+      expect(provider!.bodies).toHaveLength(2);
+      expect(first!.messages).toEqual([{ role: 'user', content: 'What time is it?' }]);
+      expect(second!.messages.map((message) => message['role'])).toEqual(['user', 'assistant', 'tool']);
+      expect(second!.messages[1]).toMatchObject({ tool_calls: [{ id: 'call_time', function: { name: 'local_time' } }] });
+      const result = second!.messages[2]!;
+      expect(result['tool_call_id']).toBe('call_time');
+      // What the page's tool gave (the browser's clock, as text), as the provider received it.
+      const time = result['content'] as string;
+      expect(new Date(time).getTime()).not.toBeNaN();
+      expect(shown).toEqual({
+        state: 'finished',
+        steps: '2',
+        results: [`local_time: ${JSON.stringify(time)}`],
+        content: `The local time is ${time}.`,
+      });
       expect(problems).toEqual([]);
     } finally {
       await context.close();

@@ -10,6 +10,11 @@ export interface StaticServerOptions {
   readonly root: string;
   /** The replay server's `http://127.0.0.1:<port>`; `/marbles/<path>` is forwarded to `<path>` there. */
   readonly replayUrl: string;
+  /**
+   * A stand-in provider's `http://127.0.0.1:<port>`: `/api/llm/<path>` is forwarded to `<path>` there
+   * (the proxy of the app's own that keeps the model's key off the page, in the Angular tool loop).
+   */
+  readonly providerUrl?: string;
   /** Default 0: a free port. */
   readonly port?: number;
   /**
@@ -30,6 +35,7 @@ export interface StaticServer {
 const RXJS = 'node_modules/rxjs/';
 const SERVED = ['examples/', 'dist/', RXJS, 'node_modules/tslib/'];
 const REPLAY_PREFIX = '/marbles/';
+const PROVIDER_PREFIX = '/api/llm/';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -53,6 +59,8 @@ export async function startStaticServer(options: StaticServerOptions): Promise<S
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (url.pathname.startsWith(REPLAY_PREFIX)) {
       proxy(request, response, `${options.replayUrl}${url.pathname.slice(REPLAY_PREFIX.length - 1)}${url.search}`);
+    } else if (url.pathname.startsWith(PROVIDER_PREFIX) && options.providerUrl !== undefined) {
+      proxy(request, response, `${options.providerUrl}${url.pathname.slice(PROVIDER_PREFIX.length - 1)}${url.search}`);
     } else if (url.pathname === '/') {
       response.writeHead(302, { location: '/examples/browser/' }).end();
     } else {
