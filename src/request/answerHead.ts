@@ -39,15 +39,28 @@ export function emittedHead(value: unknown): AnswerHead {
   return { kind: 'body' };
 }
 
+/** What an error before the body says: an answer with a status, a connection failure, or neither. */
+export type FailureKind =
+  | { readonly kind: 'answer'; readonly status: number; readonly headers: HeadersLike | undefined }
+  | { readonly kind: 'connection' }
+  | { readonly kind: 'final' };
+
 /**
- * What an error before the body says of the answer: Angular's `HttpErrorResponse` has the status
- * (0 when no answer came: a connection error) and the headers; a `ProviderError` of this library
- * made from an error status has the status; anything else is a failure before any answer.
+ * What an error before the body says of the attempt: Angular's `HttpErrorResponse` has the status
+ * (0 when no answer came: a connection failure) and the headers; a `ProviderError` of this library
+ * made from an error status has the status; its `StreamClosedEarlyError` of a transport and its
+ * `StreamIdleError` before any byte are connection failures; its other errors (a content type that
+ * is no stream, an error inside the stream) would come again and are not retried; any other error
+ * (a platform's `TypeError: fetch failed`) is a connection failure.
  */
-export function failedHead(error: unknown): { readonly status: number; readonly headers: HeadersLike | undefined } | undefined {
-  if (!isObject(error)) return undefined;
+export function failureKind(error: unknown): FailureKind {
+  if (isLlmStreamError(error)) {
+    const status = (error as { status?: unknown }).status;
+    if (error.reason === 'http-status' && typeof status === 'number') return { kind: 'answer', status, headers: undefined };
+    return error.reason === 'transport' || error.name === 'StreamIdleError' ? { kind: 'connection' } : { kind: 'final' };
+  }
+  if (!isObject(error)) return { kind: 'connection' };
   const status = error['status'];
-  if (typeof status !== 'number' || status <= 0) return undefined;
-  if (isLlmStreamError(error)) return error.reason === 'http-status' ? { status, headers: undefined } : undefined;
-  return { status, headers: headersOf(error) };
+  if (typeof status !== 'number' || status <= 0) return { kind: 'connection' };
+  return { kind: 'answer', status, headers: headersOf(error) };
 }

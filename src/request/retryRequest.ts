@@ -1,12 +1,12 @@
 import { Observable, SchedulerLike, Subscription, asyncScheduler } from 'rxjs';
-import { ProviderError } from '../errors/errors.js';
+import { ProviderError, StreamClosedEarlyError } from '../errors/errors.js';
 import { parseErrorBody, providerErrorFromBody } from '../errors/errorBody.js';
 import { isLlmStreamError } from '../errors/isLlmStreamError.js';
 import { recordAttempts } from '../io/answerAttempts.js';
 import type { HeadersLike } from '../internal/headerValue.js';
 import { readRateLimits } from '../rate-limits/readRateLimits.js';
 import type { RateLimits } from '../types/rateLimits.js';
-import { emittedHead, failedHead } from './answerHead.js';
+import { emittedHead, failureKind } from './answerHead.js';
 import { connectionFailed } from './connectionFailed.js';
 import { RetryOptions, retrySettings } from './retryDelay.js';
 import { RetrySchedule } from './RetrySchedule.js';
@@ -36,9 +36,9 @@ function errorBodyOf(error: object): unknown {
 
 /**
  * The typed error for a request's last failure: a library error keeps its class (a `ProviderError`
- * gains the attempts); an answer with an error status (Angular's `HttpErrorResponse`) is a
- * `ProviderError` with its body, rate limits and the attempts; a failure before any answer a
- * `StreamClosedEarlyError` with reason `transport`.
+ * or a transport's `StreamClosedEarlyError` retried gains the attempts); an answer with an error
+ * status (Angular's `HttpErrorResponse`) is a `ProviderError` with its body, rate limits and the
+ * attempts; a failure before any answer a `StreamClosedEarlyError` with reason `transport`.
  */
 function finalError(
   error: unknown,
@@ -59,6 +59,9 @@ function finalError(
       attempts,
     });
   }
+  // A transport failure of this library's sources, retried: the same class, saying how often it was tried.
+  if (error instanceof StreamClosedEarlyError && error.attempts === undefined && attempts.length > 1)
+    return connectionFailed(error, attempts);
   if (isLlmStreamError(error)) return error;
   if (head === undefined || typeof error !== 'object' || error === null) return connectionFailed(error, attempts);
   const rateLimits = head.headers === undefined ? undefined : readRateLimits(head.headers);
@@ -162,7 +165,9 @@ export function retryRequest<T>(request: () => Observable<T>, options: RetryRequ
         error(error: unknown) {
           if (stopped) return;
           if (started) return subscriber.error(error);
-          const head = failedHead(error);
+          const failure = failureKind(error);
+          if (failure.kind === 'final') return subscriber.error(finalError(error, undefined, schedule));
+          const head = failure.kind === 'answer' ? failure : undefined;
           if (head !== undefined) report(head.headers, head.status);
           const waitMs = head === undefined ? schedule.failed(error) : schedule.answered(head.status, head.headers);
           if (waitMs === undefined) return subscriber.error(finalError(error, head, schedule));
