@@ -87,10 +87,26 @@ export const PROVIDER_REASONS = ['in-stream', 'http-status', 'error-body'] as co
  * - `first-content`: no content event (see `CONTENT_EVENT_TYPES`) within `replyTimeouts`' `firstContent` of the start;
  * - `between-content`: no content event within `betweenContent` of the last one, whatever else (pings, metadata) arrived;
  * - `total`: the reply was still running when `total` ran out.
+ *
+ * @example
+ * ```ts
+ * import { StreamIdleError, type IdleReason } from 'rxjs-llm-stream';
+ *
+ * const worthRetrying = (err: StreamIdleError): boolean => (['idle', 'first-content'] as IdleReason[]).includes(err.reason);
+ * ```
  */
 export type IdleReason = (typeof IDLE_REASONS)[number];
 
-/** Every {@link IdleReason}. */
+/**
+ * Every {@link IdleReason}.
+ *
+ * @example
+ * ```ts
+ * import { IDLE_REASONS } from 'rxjs-llm-stream';
+ *
+ * IDLE_REASONS.includes('between-content'); // true
+ * ```
+ */
 export const IDLE_REASONS = ['idle', 'first-content', 'between-content', 'total'] as const;
 
 /**
