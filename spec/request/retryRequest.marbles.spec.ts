@@ -195,4 +195,18 @@ describe('retryRequest in virtual time', () => {
       expectSubscriptions(html.subscriptions).toBe('(^!)');
     });
   });
+
+  it('ends the stream with the error onRateLimits throws, and makes no further attempt', () => {
+    testScheduler.run(({ cold, expectObservable, expectSubscriptions }) => {
+      const source = cold('-#', undefined, httpError(429, { 'x-ratelimit-remaining-requests': '0' }));
+      const broken = new Error('the callback failed');
+      const result = retryRequest(() => source, {
+        onRateLimits: () => {
+          throw broken;
+        },
+      });
+      expectObservable(result).toBe('-#', undefined, broken);
+      expectSubscriptions(source.subscriptions).toBe('^!');
+    });
+  });
 });

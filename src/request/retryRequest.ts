@@ -144,36 +144,48 @@ export function retryRequest<T>(request: () => Observable<T>, options: RetryRequ
         attempt.subscription?.unsubscribe();
         subscriber.add(scheduler.schedule(start, waitMs));
       };
+      /** Runs a step of the decision; what it throws (the caller's `onRateLimits`) ends the stream with that error. */
+      const guarded = (step: () => void): void => {
+        try {
+          step();
+        } catch (error) {
+          stopped = true;
+          attempt.subscription?.unsubscribe();
+          subscriber.error(error);
+        }
+      };
       const current = source.subscribe({
-        next(value) {
-          if (stopped) return;
-          if (!started) {
-            const head = emittedHead(value);
-            if (head.kind === 'head' && head.status !== undefined) {
-              report(head.headers, head.status);
-              const waitMs = schedule.answered(head.status, head.headers);
-              if (waitMs !== undefined) {
-                cancelBody(value);
-                return retryAfter(waitMs);
+        next: (value) =>
+          guarded(() => {
+            if (stopped) return;
+            if (!started) {
+              const head = emittedHead(value);
+              if (head.kind === 'head' && head.status !== undefined) {
+                report(head.headers, head.status);
+                const waitMs = schedule.answered(head.status, head.headers);
+                if (waitMs !== undefined) {
+                  cancelBody(value);
+                  return retryAfter(waitMs);
+                }
+                if (schedule.retries > 0 || head.status < 200 || head.status > 299) recordAttempts(value as object, schedule.attempts);
               }
-              if (schedule.retries > 0 || head.status < 200 || head.status > 299) recordAttempts(value as object, schedule.attempts);
+              if (head.kind !== 'sent') started = head.kind === 'body' || emittedResponse(value);
             }
-            if (head.kind !== 'sent') started = head.kind === 'body' || emittedResponse(value);
-          }
-          subscriber.next(value);
-        },
-        error(error: unknown) {
-          if (stopped) return;
-          if (started) return subscriber.error(error);
-          const failure = failureKind(error);
-          if (failure.kind === 'final') return subscriber.error(finalError(error, undefined, schedule));
-          const head = failure.kind === 'answer' ? failure : undefined;
-          if (head !== undefined) report(head.headers, head.status);
-          const waitMs = head === undefined ? schedule.failed(error) : schedule.answered(head.status, head.headers);
-          if (waitMs === undefined) return subscriber.error(finalError(error, head, schedule));
-          retryAfter(waitMs);
-        },
-        complete() {
+            subscriber.next(value);
+          }),
+        error: (error: unknown) =>
+          guarded(() => {
+            if (stopped) return;
+            if (started) return subscriber.error(error);
+            const failure = failureKind(error);
+            if (failure.kind === 'final') return subscriber.error(finalError(error, undefined, schedule));
+            const head = failure.kind === 'answer' ? failure : undefined;
+            if (head !== undefined) report(head.headers, head.status);
+            const waitMs = head === undefined ? schedule.failed(error) : schedule.answered(head.status, head.headers);
+            if (waitMs === undefined) return subscriber.error(finalError(error, head, schedule));
+            retryAfter(waitMs);
+          }),
+        complete: () => {
           if (!stopped) subscriber.complete();
         },
       });
