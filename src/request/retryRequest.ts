@@ -136,6 +136,8 @@ export function retryRequest<T>(request: () => Observable<T>, options: RetryRequ
         return;
       }
       let stopped = false;
+      /** The head of this attempt's answer when it had an error status and is not retried: its body is no reply. */
+      let refused: { readonly status: number; readonly headers: HeadersLike | undefined } | undefined;
       // Held in an object: a synchronous source can refuse the attempt before `subscribe` returns.
       const attempt: { subscription?: Subscription } = {};
       /** Ends this attempt (unanswered or refused) and schedules the next. */
@@ -157,7 +159,7 @@ export function retryRequest<T>(request: () => Observable<T>, options: RetryRequ
       const current = source.subscribe({
         next: (value) =>
           guarded(() => {
-            if (stopped) return;
+            if (stopped || refused !== undefined) return; // an error answer's body (Angular's progress of it): its error follows
             if (!started) {
               const head = emittedHead(value);
               if (head.kind === 'head' && head.status !== undefined) {
@@ -168,6 +170,9 @@ export function retryRequest<T>(request: () => Observable<T>, options: RetryRequ
                   return retryAfter(waitMs);
                 }
                 if (schedule.retries > 0 || head.status < 200 || head.status > 299) recordAttempts(value as object, schedule.attempts);
+                // Angular's head of an error answer: the error with its body comes next, and is this request's last.
+                if ((head.status < 200 || head.status > 299) && !emittedResponse(value))
+                  refused = { status: head.status, headers: head.headers };
               }
               if (head.kind !== 'sent') started = head.kind === 'body' || emittedResponse(value);
             }
@@ -178,6 +183,7 @@ export function retryRequest<T>(request: () => Observable<T>, options: RetryRequ
             if (stopped) return;
             if (started) return subscriber.error(error);
             const failure = failureKind(error);
+            if (refused !== undefined) return subscriber.error(finalError(error, failure.kind === 'answer' ? failure : refused, schedule));
             if (failure.kind === 'final') return subscriber.error(finalError(error, undefined, schedule));
             const head = failure.kind === 'answer' ? failure : undefined;
             if (head !== undefined) report(head.headers, head.status);
