@@ -1,6 +1,44 @@
 import type { ChatEvent } from '../types/events.js';
 
 /**
+ * Every event type, said once to be content or not: a type added to `ChatEvent` fails to compile
+ * here until it is placed, so none counts (or fails to count) by accident.
+ */
+const COUNTS_AS_CONTENT: { readonly [K in ChatEvent['type']]: boolean } = {
+  content: true,
+  reasoning: true,
+  refusal: true,
+  retract: true,
+  'tool-call-delta': true,
+  'tool-call-end': true,
+  'tool-call': true,
+  'tool-call-incomplete': true,
+  'tool-request': true,
+  audio: true,
+  'image-preview': true,
+  source: true,
+  'reasoning-signature': true,
+  'opaque-item': true,
+  'provider-tool-call': true,
+  'provider-tool-result': true,
+  finish: true,
+  start: false,
+  progress: false,
+  'provider-metadata': false,
+  unknown: false,
+  logprobs: false,
+  'finish-details': false,
+  usage: false,
+  timings: false,
+  done: false,
+};
+
+function contentTypes(): ReadonlySet<ChatEvent['type']> {
+  const types = Object.keys(COUNTS_AS_CONTENT) as Array<ChatEvent['type']>;
+  return new Set(types.filter((type) => COUNTS_AS_CONTENT[type]));
+}
+
+/**
  * The events that count as content for `replyTimeouts`: what the model itself produced. Its text
  * (`content`, `reasoning`, `refusal`, `retract`), its tool calls in any form (`tool-call-delta`,
  * `tool-call-end`, `tool-call`, `tool-call-incomplete`, `tool-request`), what else it made or cited
@@ -21,22 +59,4 @@ import type { ChatEvent } from '../types/events.js';
  * CONTENT_EVENT_TYPES.has('provider-metadata'); // false
  * ```
  */
-export const CONTENT_EVENT_TYPES: ReadonlySet<ChatEvent['type']> = new Set<ChatEvent['type']>([
-  'content',
-  'reasoning',
-  'refusal',
-  'retract',
-  'tool-call-delta',
-  'tool-call-end',
-  'tool-call',
-  'tool-call-incomplete',
-  'tool-request',
-  'audio',
-  'image-preview',
-  'source',
-  'reasoning-signature',
-  'opaque-item',
-  'provider-tool-call',
-  'provider-tool-result',
-  'finish',
-]);
+export const CONTENT_EVENT_TYPES: ReadonlySet<ChatEvent['type']> = /* @__PURE__ */ contentTypes();
