@@ -1,6 +1,7 @@
 import { Observable, VirtualTimeScheduler, map } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { StreamIdleError } from '../../src/errors/errors';
+import { publicErrorData } from '../../src/errors/publicErrorData';
 import { streamErrorData, errorFromStreamErrorData } from '../../src/errors/streamErrorData';
 import { sseFrames } from '../../src/frames/sseFrames';
 import { assembleChunks } from '../../src/reply/assembleChunks';
@@ -193,5 +194,16 @@ describe('replyTimeouts', () => {
     const rebuilt = errorFromStreamErrorData(JSON.parse(JSON.stringify(streamErrorData(error))));
     expect(rebuilt).toBeInstanceOf(StreamIdleError);
     expect(rebuilt.reason).toBe('between-content');
+  });
+
+  it('shows a browser a fixed message per kind of limit, never the message with its counts', () => {
+    const shown = (reason: StreamIdleError['reason']): unknown =>
+      publicErrorData(streamErrorData(new StreamIdleError('no content arrived for 10 ms after content event 3', { reason })));
+    expect(shown('between-content')).toEqual({
+      name: 'StreamIdleError',
+      reason: 'between-content',
+      message: 'the provider sent nothing for too long',
+    });
+    expect(shown('total')).toEqual({ name: 'StreamIdleError', reason: 'total', message: 'the reply took longer than its time limit' });
   });
 });
