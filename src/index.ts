@@ -219,6 +219,24 @@ export type { NodeReadableLike } from './io/NodeReadableLike.js';
 export { isFinalFrame, resumeFrames } from './io/resumeFrames.js';
 export type { ResumeFramesOptions } from './io/resumeFrames.js';
 
+// timeouts: limits on a reply's content
+export { CONTENT_EVENT_TYPES } from './timeouts/contentEvents.js';
+export type { ReplyTimeoutLimits } from './timeouts/ReplyDeadlines.js';
+export { replyTimeouts } from './timeouts/replyTimeouts.js';
+export type { ReplyTimeoutsOptions } from './timeouts/replyTimeouts.js';
+
+// request: retries before the first byte
+export type { RetryOptions } from './request/retryDelay.js';
+export { retryingFetch } from './request/retryingFetch.js';
+export type { FetchFunction, RetryingFetchOptions } from './request/retryingFetch.js';
+export { retryRequest } from './request/retryRequest.js';
+export type { RetryRequestOptions } from './request/retryRequest.js';
+
+// rate-limits: the limits a response announced
+export { readRateLimits } from './rate-limits/readRateLimits.js';
+export type { HeadersLike } from './internal/headerValue.js';
+export type { RateLimit, RateLimitPolicy, RateLimits } from './types/rateLimits.js';
+
 // websocket: replies over a socket
 export { realtimeSocketReplies } from './websocket/realtimeSocketReplies.js';
 export type { RealtimeSocketRepliesOptions } from './websocket/realtimeSocketReplies.js';
@@ -236,7 +254,16 @@ export {
   StreamIdleError,
   ToolArgumentsError,
 } from './errors/errors.js';
-export type { LlmStreamErrorOptions, ProviderErrorOptions, StreamPosition, ToolArgumentsErrorOptions } from './errors/errors.js';
+export { IDLE_REASONS } from './errors/errors.js';
+export type {
+  IdleReason,
+  LlmStreamErrorOptions,
+  ProviderErrorOptions,
+  RequestAttempt,
+  StreamClosedEarlyErrorOptions,
+  StreamPosition,
+  ToolArgumentsErrorOptions,
+} from './errors/errors.js';
 export { isLlmStreamError } from './errors/isLlmStreamError.js';
 export { errorFromStreamErrorData, streamErrorData } from './errors/streamErrorData.js';
 export type { StreamErrorData } from './errors/streamErrorData.js';

@@ -1,4 +1,5 @@
-import { ProviderError, StreamPosition } from './errors.js';
+import { ProviderError, RequestAttempt, StreamPosition } from './errors.js';
+import type { RateLimits } from '../types/rateLimits.js';
 import { errorDetail } from './errorDetail.js';
 import { isJsonObject } from '../internal/json.js';
 
@@ -32,6 +33,10 @@ export interface ErrorBodyContext {
   readonly status?: number;
   readonly position?: StreamPosition;
   readonly cause?: unknown;
+  /** The rate limits the answer's headers announced. */
+  readonly rateLimits?: RateLimits;
+  /** The attempts of a retrying request that ended in this answer. */
+  readonly attempts?: readonly RequestAttempt[];
 }
 
 /**
@@ -54,5 +59,7 @@ export function providerErrorFromBody(body: unknown, context: ErrorBodyContext =
     ...(code === undefined ? {} : { code }),
     ...(context.position === undefined ? {} : { position: context.position }),
     ...(context.cause === undefined ? {} : { cause: context.cause }),
+    ...(context.rateLimits === undefined ? {} : { rateLimits: context.rateLimits }),
+    ...(context.attempts === undefined ? {} : { attempts: context.attempts }),
   });
 }

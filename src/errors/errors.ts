@@ -2,6 +2,7 @@ import type { ToolCall } from '../types/events.js';
 import type { StructuredOutputReason as OutputReason } from './structuredOutputReasons.js';
 import type { StandardSchemaV1Issue } from '../types/standardSchema.js';
 import type { ToolLoopReason } from './toolLoopReasons.js';
+import type { RateLimits } from '../types/rateLimits.js';
 
 /**
  * Where in the input a fault was found. Each layer fills in what it counts: the byte layer a byte
@@ -79,6 +80,55 @@ export type ProviderReason = (typeof PROVIDER_REASONS)[number];
 /** Every {@link ProviderReason}. */
 export const PROVIDER_REASONS = ['in-stream', 'http-status', 'error-body'] as const;
 
+/**
+ * Which limit a stream overran (`StreamIdleError.reason`):
+ *
+ * - `idle`: nothing at all arrived for `idleTimeout` (bytes or text, keep-alive comments included);
+ * - `first-content`: no content event (see `CONTENT_EVENT_TYPES`) within `replyTimeouts`' `firstContent` of the start;
+ * - `between-content`: no content event within `betweenContent` of the last one, whatever else (pings, metadata) arrived;
+ * - `total`: the reply was still running when `total` ran out.
+ *
+ * @example
+ * ```ts
+ * import { StreamIdleError, type IdleReason } from 'rxjs-llm-stream';
+ *
+ * const worthRetrying = (err: StreamIdleError): boolean => (['idle', 'first-content'] as IdleReason[]).includes(err.reason);
+ * ```
+ */
+export type IdleReason = (typeof IDLE_REASONS)[number];
+
+/**
+ * Every {@link IdleReason}.
+ *
+ * @example
+ * ```ts
+ * import { IDLE_REASONS } from 'rxjs-llm-stream';
+ *
+ * IDLE_REASONS.includes('between-content'); // true
+ * ```
+ */
+export const IDLE_REASONS = ['idle', 'first-content', 'between-content', 'total'] as const;
+
+/**
+ * One attempt of a request made by `retryingFetch` or `retryRequest`: what answered it, or why
+ * nothing did, and how long was waited before the next.
+ *
+ * @example
+ * ```ts
+ * import type { RequestAttempt } from 'rxjs-llm-stream';
+ *
+ * const attempts: RequestAttempt[] = [{ status: 429, waitMs: 1_000 }, { status: 200 }];
+ * ```
+ */
+export interface RequestAttempt {
+  /** The HTTP status of the answer; absent when the connection failed before one. */
+  readonly status?: number;
+  /** The platform's error, when the connection failed before an answer. */
+  readonly cause?: unknown;
+  /** The milliseconds waited after this attempt before the next one; absent on the last. */
+  readonly waitMs?: number;
+}
+
 /** Why a tool call was refused (`ToolArgumentsError.reason`): its arguments, or a tool nobody declared. */
 export type ToolArgumentsReason = (typeof TOOL_ARGUMENTS_REASONS)[number];
 /** Every {@link ToolArgumentsReason}. */
@@ -92,7 +142,7 @@ export type LlmStreamErrorReason =
   | ToolArgumentsReason
   | OutputReason
   | ToolLoopReason
-  | 'idle'
+  | IdleReason
   | 'over-cap'
   | 'stalled';
 
@@ -160,11 +210,30 @@ export abstract class LlmStreamError extends Error {
 export class StreamClosedEarlyError extends LlmStreamError {
   override readonly name = 'StreamClosedEarlyError';
   readonly reason: ClosedEarlyReason;
+  /** Every attempt of the request, when a retrying request gave up on connections that failed before an answer. */
+  readonly attempts: readonly RequestAttempt[] | undefined;
 
-  constructor(message: string, options: LlmStreamErrorOptions<ClosedEarlyReason> = {}) {
+  constructor(message: string, options: StreamClosedEarlyErrorOptions = {}) {
     super(message, options);
     this.reason = options.reason ?? 'no-end-signal';
+    this.attempts = options.attempts;
   }
+}
+
+/**
+ * Options of {@link StreamClosedEarlyError}.
+ *
+ * @example
+ * ```ts
+ * import { StreamClosedEarlyError, type StreamClosedEarlyErrorOptions } from 'rxjs-llm-stream';
+ *
+ * const options: StreamClosedEarlyErrorOptions = { reason: 'transport', attempts: [{ cause: 'ECONNRESET' }] };
+ * throw new StreamClosedEarlyError('the connection failed before any byte arrived', options);
+ * ```
+ */
+export interface StreamClosedEarlyErrorOptions extends LlmStreamErrorOptions<ClosedEarlyReason> {
+  /** Every attempt of the request (see {@link RequestAttempt}), the last one last. */
+  readonly attempts?: readonly RequestAttempt[];
 }
 
 /**
@@ -189,25 +258,28 @@ export class ProtocolError extends LlmStreamError {
 }
 
 /**
- * No value arrived for longer than `idleTimeout` allows: the server (or a proxy) stalled with the connection still open.
- * Without a timer such a stream would neither end nor fail.
+ * The stream overran a time limit: nothing arrived for longer than `idleTimeout` allows (`idle`: the server or a proxy
+ * stalled with the connection still open), or `replyTimeouts` saw no content in time (`first-content`,
+ * `between-content`: a server that pings forever and produces nothing) or a reply longer than its `total`. Without a
+ * timer such a stream would neither end nor fail. `reason` says which limit (see {@link IdleReason}).
  *
  * Keep-alive comments count as values when `idleTimeout` sits on the text, before `sseFrames`, so a server that pings
- * while it thinks is not idle.
+ * while it thinks is not idle; for `replyTimeouts` they never count.
  *
  * @example
  * ```ts
  * import { StreamIdleError } from 'rxjs-llm-stream';
  *
- * if (err instanceof StreamIdleError) retryOrShow(err.partial);
+ * if (err instanceof StreamIdleError && err.reason !== 'total') retryOrShow(err.partial);
  * ```
  */
 export class StreamIdleError extends LlmStreamError {
   override readonly name = 'StreamIdleError';
-  readonly reason = 'idle' as const;
+  readonly reason: IdleReason;
 
-  constructor(message: string, options: Omit<LlmStreamErrorOptions, 'reason'> = {}) {
+  constructor(message: string, options: LlmStreamErrorOptions<IdleReason> = {}) {
     super(message, options);
+    this.reason = options.reason ?? 'idle';
   }
 }
 
@@ -223,6 +295,10 @@ export interface ProviderErrorOptions extends LlmStreamErrorOptions<ProviderReas
   readonly body?: unknown;
   /** Whether a retry may succeed, when the error's type says so (Bedrock's `throttlingException`: yes). */
   readonly retryable?: boolean;
+  /** The rate limits the answer's headers announced (see `readRateLimits`). */
+  readonly rateLimits?: RateLimits;
+  /** Every attempt of the request, when `retryingFetch` or `retryRequest` made it (the last one is this answer). */
+  readonly attempts?: readonly RequestAttempt[];
 }
 
 /**
@@ -244,6 +320,10 @@ export class ProviderError extends LlmStreamError {
   readonly status: number | undefined;
   readonly body: unknown;
   readonly retryable: boolean | undefined;
+  /** The rate limits the error answer's headers announced: on a 429, when to try again and how much is left. */
+  readonly rateLimits: RateLimits | undefined;
+  /** Every attempt of the request, when a retrying request made it; the last is this answer. */
+  readonly attempts: readonly RequestAttempt[] | undefined;
 
   constructor(message: string, options: ProviderErrorOptions = {}) {
     super(message, options);
@@ -253,6 +333,8 @@ export class ProviderError extends LlmStreamError {
     this.status = options.status;
     this.body = options.body;
     this.retryable = options.retryable;
+    this.rateLimits = options.rateLimits;
+    this.attempts = options.attempts;
   }
 }
 

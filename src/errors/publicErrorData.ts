@@ -37,7 +37,7 @@ function fixedMessage(data: StreamErrorData): string {
     case 'ProtocolError':
       return "the provider's reply broke its format";
     case 'StreamIdleError':
-      return 'the provider sent nothing for too long';
+      return data.reason === 'total' ? 'the reply took longer than its time limit' : 'the provider sent nothing for too long';
     case 'ToolArgumentsError':
       return 'a tool call of the model was refused';
     case 'ToolLoopError':

@@ -1,5 +1,6 @@
 import {
   CLOSED_EARLY_REASONS,
+  IDLE_REASONS,
   LlmStreamError,
   LlmStreamErrorReason,
   PROTOCOL_REASONS,
@@ -128,7 +129,7 @@ export function errorFromStreamErrorData(data: unknown): LlmStreamError {
     case 'ProtocolError':
       return new ProtocolError(message, { ...common, ...known(PROTOCOL_REASONS) });
     case 'StreamIdleError':
-      return new StreamIdleError(message, common);
+      return new StreamIdleError(message, { ...common, ...known(IDLE_REASONS) });
     case 'ProviderError': {
       const code = data['code'];
       return new ProviderError(message, {

@@ -1,12 +1,17 @@
 import { Observable } from 'rxjs';
-import { ProtocolError } from '../errors/errors.js';
-import { parseErrorBody, providerErrorFromBody } from '../errors/errorBody.js';
+import { ProtocolError, RequestAttempt } from '../errors/errors.js';
+import { ErrorBodyContext, parseErrorBody, providerErrorFromBody } from '../errors/errorBody.js';
+import type { RateLimits } from '../types/rateLimits.js';
 
 /** What a response said before its body: its status and content type. */
 export interface ResponseHead {
   readonly status: number;
   /** The `content-type` header as sent, parameters included (`undefined` when there was none). */
   readonly contentType: string | undefined;
+  /** The rate limits its headers announced (`readRateLimits`), given to the `ProviderError` of an error status. */
+  readonly rateLimits?: RateLimits;
+  /** The attempts of a retrying request that ended in this response, given to the `ProviderError` of an error status. */
+  readonly attempts?: readonly RequestAttempt[];
 }
 
 /** Options every source of a response body takes. */
@@ -45,10 +50,17 @@ function mediaType(contentType: string | undefined): string {
  * way: a non-2xx status is a `ProviderError` with the status and the provider's error body (read
  * whole, up to 1 MiB, and parsed when it is JSON); a content type not in `contentTypes` is a
  * `ProtocolError` naming it (an HTML error page from a proxy, a JSON reply to a request that forgot
- * `stream: true`), and the body is released unread.
+ * `stream: true`), and the body is released unread. The error of an error status also carries the
+ * head's `rateLimits` and `attempts`.
  */
 export function checkedBody(head: ResponseHead, body$: Observable<Uint8Array>, options: ResponseCheckOptions = {}): Observable<Uint8Array> {
-  if (head.status < 200 || head.status > 299) return errorAnswer(head.status, body$);
+  if (head.status < 200 || head.status > 299) {
+    return errorAnswer(body$, {
+      status: head.status,
+      ...(head.rateLimits === undefined ? {} : { rateLimits: head.rateLimits }),
+      ...(head.attempts === undefined ? {} : { attempts: head.attempts }),
+    });
+  }
   const allowed = options.contentTypes ?? STREAM_CONTENT_TYPES;
   const type = mediaType(head.contentType);
   if (allowed === 'any' || allowed.includes(type)) return body$;
@@ -62,19 +74,19 @@ export function checkedBody(head: ResponseHead, body$: Observable<Uint8Array>, o
 }
 
 /** Reads an error answer's body and fails with the `ProviderError` that carries it. */
-function errorAnswer(status: number, body$: Observable<Uint8Array>): Observable<never> {
+function errorAnswer(body$: Observable<Uint8Array>, context: ErrorBodyContext): Observable<never> {
   return new Observable<never>((subscriber) => {
     const decoder = new TextDecoder();
     let text = '';
     let length = 0;
-    const fail = (): void => subscriber.error(providerErrorFromBody(parseErrorBody(text + decoder.decode()), { status }));
+    const fail = (): void => subscriber.error(providerErrorFromBody(parseErrorBody(text + decoder.decode()), context));
     const reading = body$.subscribe({
       next(bytes) {
         length += bytes.length;
         text += decoder.decode(bytes, { stream: true });
         if (length >= MAX_ERROR_BODY) fail(); // and the teardown below cancels the rest
       },
-      error: (cause: unknown) => subscriber.error(providerErrorFromBody(parseErrorBody(text), { status, cause })),
+      error: (cause: unknown) => subscriber.error(providerErrorFromBody(parseErrorBody(text), { ...context, cause })),
       complete: fail,
     });
     return reading;

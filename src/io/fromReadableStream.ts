@@ -3,6 +3,7 @@ import { Demand } from './Demand.js';
 import type { NodeReadableLike } from './NodeReadableLike.js';
 import { ChunkReading, nodeChunks, webChunks } from './readChunks.js';
 import { ResponseCheckOptions, checkedBody } from './checkedBody.js';
+import { readRateLimits } from '../rate-limits/readRateLimits.js';
 
 /**
  * How long a body may be silent before it fails with `StreamIdleError`: ten minutes, the request
@@ -109,8 +110,14 @@ export function fromReadableStream(
   const chunks = nodeChunks(stream, reading);
   if (typeof response.statusCode !== 'number') return chunks;
   const contentType = response.headers?.['content-type'];
+  const ok = response.statusCode >= 200 && response.statusCode <= 299;
+  const rateLimits = ok || response.headers === undefined ? undefined : readRateLimits(response.headers);
   return checkedBody(
-    { status: response.statusCode, contentType: Array.isArray(contentType) ? contentType[0] : contentType },
+    {
+      status: response.statusCode,
+      contentType: Array.isArray(contentType) ? contentType[0] : contentType,
+      ...(rateLimits === undefined ? {} : { rateLimits }),
+    },
     chunks,
     options,
   );
