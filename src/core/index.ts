@@ -71,3 +71,7 @@ export { socketMessageText } from '../websocket/socketMessageText.js';
 export { SseEncoder } from '../ui/SseEncoder.js';
 export { ToolLoopUiEncoder } from '../ui/ToolLoopUiEncoder.js';
 export { UiMessageEncoder } from '../ui/UiMessageEncoder.js';
+
+// telemetry
+export { ReplyClock } from '../telemetry/ReplyClock.js';
+export { ReplyFacts } from '../telemetry/ReplyFacts.js';

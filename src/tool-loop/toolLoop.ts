@@ -1,4 +1,4 @@
-import { Observable, Subscription, defer, from, map, of, switchMap } from 'rxjs';
+import { Observable, Subscription, defer, from, identity, map, of, switchMap } from 'rxjs';
 import { LlmStreamError } from '../errors/errors.js';
 import type { ToolFailure, ToolOutput, ToolResult } from '../next-turn/ToolResult.js';
 import { CompletionTracker } from '../reply/CompletionTracker.js';
@@ -13,6 +13,7 @@ import { ToolLoopError } from './ToolLoopError.js';
 import type { ToolErrorReason, ToolLoopEvent, ToolLoopPartial, ToolLoopStep, ToolLoopStepFinish } from './ToolLoopEvent.js';
 import type { ToolLoopFormat } from './ToolLoopFormat.js';
 import { approvalAnswer, toolOutput } from './toolOutcome.js';
+import type { ToolLoopTelemetry } from '../telemetry/ToolLoopTelemetry.js';
 
 /** How many steps a loop makes by default before it gives up with a `ToolLoopError` (`max-steps`). */
 export const DEFAULT_MAX_STEPS = 10;
@@ -90,6 +91,8 @@ export interface ToolLoopOptions<Message, Turn, Tools> {
    * Called during the unsubscribe: what it throws is thrown there (RxJS's `UnsubscriptionError`).
    */
   readonly onCancel?: (had: ToolLoopPartial<Message | Turn>) => void;
+  /** Watches each run of the loop: its steps' events and its tools' executions (`genAiToolLoop` for OpenTelemetry). */
+  readonly telemetry?: ToolLoopTelemetry;
 }
 
 /** A call's result with the event that reports it. */
@@ -161,7 +164,11 @@ export function toolLoop<Message, Turn, Tools>(options: ToolLoopOptions<Message,
   const endOnToolError = options.onToolError === 'end';
   const eager = options.eager === true;
 
-  return new Observable<ToolLoopEvent<Message | Turn>>((subscriber) => {
+  return new Observable<ToolLoopEvent<Message | Turn>>((downstream) => {
+    // Telemetry sees the loop's end through the output it hands back, and its steps and tools through `watch`.
+    const run = options.telemetry?.run(downstream);
+    const subscriber = run?.output ?? downstream;
+    const watch = run?.watch;
     const loop = new Subscription();
     const steps: ToolLoopStep[] = [];
     /** What the loop has now, for `onCancel`: the current step's partial. */
@@ -265,12 +272,13 @@ export function toolLoop<Message, Turn, Tools>(options: ToolLoopOptions<Message,
           const tool = tools[call.name]!;
           const signal = new AbortController();
           let settled = false;
-          const run = defer(() => toolOutput(tool.execute(argsOf.get(slot), { signal: signal.signal, callId: call.id, step, call })));
+          const execution = defer(() => toolOutput(tool.execute(argsOf.get(slot), { signal: signal.signal, callId: call.id, step, call })));
+          const running = watch === undefined ? execution : watch.tool(step, call, execution);
           own.add(() => {
             if (!settled) signal.abort();
           });
           own.add(
-            run.subscribe({
+            running.subscribe({
               next: (value) => {
                 settled = true;
                 guard(() => output(slot, value));
@@ -338,6 +346,7 @@ export function toolLoop<Message, Turn, Tools>(options: ToolLoopOptions<Message,
       const reply$ = defer(() => options.request(conversation, { step, signal: request.signal })).pipe(
         options.format.read(),
         groupToolCallsByIndex(),
+        watch === undefined ? identity : watch.step(step),
       );
       own.add(
         reply$.subscribe({
