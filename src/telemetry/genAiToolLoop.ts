@@ -141,8 +141,11 @@ function toolSpan<T>(telemetry: GenAiTelemetry, parent: otel.Context, call: Tool
       instruments.toolDuration.record((telemetry.now() - start) / 1000, metric);
     };
     subscribeLinked(execution, subscriber, {
+      // The execution's one value is its result: the tool is done, whatever the loop does next (it
+      // may tear this down at once, as the step it finished ends).
       next: (value) => {
         if (telemetry.captureContent) span.setAttribute('gen_ai.tool.call.result', JSON.stringify(value) ?? 'null');
+        end(undefined, false);
         subscriber.next(value);
       },
       error: (error) => {
