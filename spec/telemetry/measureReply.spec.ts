@@ -108,26 +108,42 @@ describe('ReplyClock', () => {
     const clock = new ReplyClock(0);
     let at = 0;
     // Six chunks, five gaps: 7, 1, 9, 3, 5.
-    for (const gap of [0, 7, 1, 9, 3, 5]) clock.event(chunk, (at += gap));
+    for (const gap of [0, 7, 1, 9, 3, 5]) clock.event(chunk, () => (at += gap));
     expect(clock.end(at)).toMatchObject({ chunks: 6, gapP50Ms: 5, gapMaxMs: 9 });
+  });
+
+  it('finds the median of many gaps, odd and even counts, ties included, as a sort would', () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 48271) % 2147483647) / 2147483647) * 40;
+    for (const count of [2, 3, 10, 11, 100, 1001, 4000]) {
+      const gaps = Array.from({ length: count }, () => Math.round(random()));
+      const clock = new ReplyClock(0);
+      let at = 0;
+      clock.event(chunk, () => at);
+      for (const gap of gaps) clock.event(chunk, () => (at += gap));
+      const sorted = [...gaps].sort((a, b) => a - b);
+      const half = count >> 1;
+      const expected = count % 2 === 1 ? sorted[half]! : (sorted[half - 1]! + sorted[half]!) / 2;
+      expect(clock.end(at).gapP50Ms).toBe(expected);
+    }
   });
 
   it('holds a capped sample of the gaps of a long reply, and still finds its median and its longest gap', () => {
     const clock = new ReplyClock(0);
     let at = 0;
     const chunks = MAX_KEPT_GAPS * 8;
-    clock.event(chunk, at);
+    clock.event(chunk, () => at);
     // Every gap is 2 ms but one of 5 s, near the end.
-    for (let i = 1; i < chunks; i++) clock.event(chunk, (at += i === chunks - 10 ? 5000 : 2));
+    for (let i = 1; i < chunks; i++) clock.event(chunk, () => (at += i === chunks - 10 ? 5000 : 2));
     const timings = clock.end(at);
     expect(timings).toMatchObject({ chunks, gapP50Ms: 2, gapMaxMs: 5000 });
   });
 
   it('reports each gap after the first chunk, and -1 for the first chunk and for what is not a chunk', () => {
     const clock = new ReplyClock(0);
-    expect(clock.event({ type: 'start', id: 'x', model: null }, 1)).toBe(-1);
-    expect(clock.event(chunk, 3)).toBe(-1);
-    expect(clock.event(chunk, 10)).toBe(7);
-    expect(clock.event({ type: 'done' }, 11)).toBe(-1);
+    expect(clock.event({ type: 'start', id: 'x', model: null }, () => 1)).toBe(-1);
+    expect(clock.event(chunk, () => 3)).toBe(-1);
+    expect(clock.event(chunk, () => 10)).toBe(7);
+    expect(clock.event({ type: 'done' }, () => 11)).toBe(-1);
   });
 });

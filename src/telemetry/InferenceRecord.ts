@@ -77,7 +77,7 @@ export class InferenceRecord {
   }
 
   event(event: ChatEvent): void {
-    const gap = this.#clock.event(event, this.#telemetry.now());
+    const gap = this.#clock.event(event, this.#telemetry.now);
     this.#facts.apply(event);
     if (gap >= 0) {
       this.#chunkAttributes ??= this.#metricAttributes(undefined);

@@ -53,7 +53,7 @@ export const MAX_KEPT_GAPS = 4096;
  * import { ReplyClock } from 'rxjs-llm-stream/core';
  *
  * const clock = new ReplyClock(0);
- * clock.event({ type: 'content', choice: 0, text: 'Hi' }, 120);
+ * clock.event({ type: 'content', choice: 0, text: 'Hi' }, () => 120);
  * clock.end(300).timeToFirstChunkMs; // 120
  * ```
  */
@@ -63,8 +63,13 @@ export class ReplyClock {
   #last = 0;
   #chunks = 0;
   #maxGap = -1;
-  /** The gaps kept for the median: every `#stride`-th gap once the first {@link MAX_KEPT_GAPS} filled it. */
-  #gaps: number[] = [];
+  /**
+   * The gaps kept for the median, the first `#kept` of it: every `#stride`-th gap once the first
+   * {@link MAX_KEPT_GAPS} filled it. A typed array, grown by doubling: its native numeric sort is
+   * what makes the median cheap at the end of a long reply.
+   */
+  #gaps = new Float64Array(64);
+  #kept = 0;
   #stride = 1;
   #skipped = 0;
   #outputTokens: number | null = null;
@@ -75,17 +80,18 @@ export class ReplyClock {
   }
 
   /**
-   * Takes one event at time `now`; returns the gap since the chunk before when the event is a chunk
+   * Takes one event, reading the clock (`now`) only when it is a chunk: a clock read costs about as
+   * much as the rest of the layer. Returns the gap since the chunk before when the event is a chunk
    * after the first, else `-1` (what `time_per_output_chunk` records).
    */
-  event(event: ChatEvent, now: number): number {
+  event(event: ChatEvent, now: () => number): number {
     switch (event.type) {
       case 'content':
       case 'reasoning':
       case 'refusal':
       case 'tool-call-delta':
       case 'audio':
-        return this.#chunk(now);
+        return this.#chunk(now());
       case 'usage':
         if (event.usage.completionTokens !== null) this.#outputTokens = event.usage.completionTokens;
         return -1;
@@ -112,7 +118,7 @@ export class ReplyClock {
     return {
       timeToFirstChunkMs: first === null ? null : first - this.#start,
       chunks: this.#chunks,
-      gapP50Ms: this.#gaps.length === 0 ? null : median(this.#gaps),
+      gapP50Ms: this.#kept === 0 ? null : median(this.#gaps.slice(0, this.#kept)),
       gapMaxMs: this.#maxGap < 0 ? null : this.#maxGap,
       durationMs: now - this.#start,
       outputTokens: tokens,
@@ -132,10 +138,16 @@ export class ReplyClock {
     if (gap > this.#maxGap) this.#maxGap = gap;
     if (++this.#skipped >= this.#stride) {
       this.#skipped = 0;
-      this.#gaps.push(gap);
+      if (this.#kept === this.#gaps.length) {
+        const grown = new Float64Array(this.#gaps.length * 2);
+        grown.set(this.#gaps);
+        this.#gaps = grown;
+      }
+      this.#gaps[this.#kept++] = gap;
       // Full: keep every second gap and take every second one from now on, so the sample stays even.
-      if (this.#gaps.length >= MAX_KEPT_GAPS) {
-        this.#gaps = this.#gaps.filter((_, i) => i % 2 === 1);
+      if (this.#kept >= MAX_KEPT_GAPS) {
+        for (let i = 1; i < this.#kept; i += 2) this.#gaps[i >> 1] = this.#gaps[i]!;
+        this.#kept >>= 1;
         this.#stride *= 2;
       }
     }
@@ -143,9 +155,41 @@ export class ReplyClock {
   }
 }
 
-/** The median of `values` (the mean of the middle two for an even count). */
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+/** The median of `values` (the mean of the middle two for an even count); reorders them. */
+function median(values: Float64Array): number {
+  const middle = values.length >> 1;
+  const upper = select(values, middle);
+  if (values.length % 2 === 1) return upper;
+  // After the selection everything before `middle` is at most `upper`: the lower middle is their largest.
+  let lower = values[0]!;
+  for (let i = 1; i < middle; i++) if (values[i]! > lower) lower = values[i]!;
+  return (lower + upper) / 2;
+}
+
+/**
+ * The `k`-th smallest of `values` (Hoare's selection, in linear time on average, where a sort of a
+ * long reply's gaps cost more than the rest of the layer): reorders `values` so that it sits at `k`,
+ * with nothing larger before it and nothing smaller after it.
+ */
+function select(values: Float64Array, k: number): number {
+  let left = 0;
+  let right = values.length - 1;
+  while (left < right) {
+    const pivot = values[(left + right) >> 1]!;
+    let i = left;
+    let j = right;
+    while (i <= j) {
+      while (values[i]! < pivot) i++;
+      while (values[j]! > pivot) j--;
+      if (i <= j) {
+        const swap = values[i]!;
+        values[i++] = values[j]!;
+        values[j--] = swap;
+      }
+    }
+    if (k <= j) right = j;
+    else if (k >= i) left = i;
+    else break;
+  }
+  return values[k]!;
 }

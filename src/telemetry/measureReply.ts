@@ -44,7 +44,7 @@ export function measureReply(options: MeasureReplyOptions): MonoTypeOperatorFunc
   return watchReply(() => {
     const clock = new ReplyClock(now());
     return {
-      event: (event) => void clock.event(event, now()),
+      event: (event) => void clock.event(event, now),
       end: () => options.onTimings(clock.end(now())),
     };
   });
