@@ -166,9 +166,9 @@ export function toolLoop<Message, Turn, Tools>(options: ToolLoopOptions<Message,
 
   return new Observable<ToolLoopEvent<Message | Turn>>((downstream) => {
     // Telemetry sees the loop's end through the output it hands back, and its steps and tools through `watch`.
-    const run = options.telemetry?.run(downstream);
-    const subscriber = run?.output ?? downstream;
-    const watch = run?.watch;
+    const watched = options.telemetry?.run(downstream);
+    const subscriber = watched?.output ?? downstream;
+    const watch = watched?.watch;
     const loop = new Subscription();
     const steps: ToolLoopStep[] = [];
     /** What the loop has now, for `onCancel`: the current step's partial. */
@@ -272,13 +272,12 @@ export function toolLoop<Message, Turn, Tools>(options: ToolLoopOptions<Message,
           const tool = tools[call.name]!;
           const signal = new AbortController();
           let settled = false;
-          const execution = defer(() => toolOutput(tool.execute(argsOf.get(slot), { signal: signal.signal, callId: call.id, step, call })));
-          const running = watch === undefined ? execution : watch.tool(step, call, execution);
+          const run = defer(() => toolOutput(tool.execute(argsOf.get(slot), { signal: signal.signal, callId: call.id, step, call })));
           own.add(() => {
             if (!settled) signal.abort();
           });
           own.add(
-            running.subscribe({
+            (watch === undefined ? run : watch.tool(step, call, run)).subscribe({
               next: (value) => {
                 settled = true;
                 guard(() => output(slot, value));
