@@ -1,4 +1,4 @@
-import type * as otel from '@opentelemetry/api';
+import type * as otel from './otelTypes.js';
 import type { ChatEvent, JsonValue, Usage } from '../types/events.js';
 import { CANCELLED_ERROR_TYPE, genAiErrorType } from './errorType.js';
 import type { GenAiTelemetry } from './genAiTelemetry.js';

@@ -1,5 +1,4 @@
-// Type-only: erased from the build, so nothing of OpenTelemetry loads unless the app passes it in.
-import type * as otel from '@opentelemetry/api';
+import type * as otel from './otelTypes.js';
 
 /**
  * What the telemetry needs of `@opentelemetry/api`: the module itself, as the app imports it
@@ -15,13 +14,12 @@ import type * as otel from '@opentelemetry/api';
  * ```
  */
 export interface OpenTelemetryApi {
-  readonly trace: Pick<typeof otel.trace, 'getTracer' | 'setSpan'>;
-  readonly metrics: Pick<typeof otel.metrics, 'getMeter'>;
-  readonly context: Pick<typeof otel.context, 'active'>;
-  readonly SpanKind: typeof otel.SpanKind;
-  readonly SpanStatusCode: typeof otel.SpanStatusCode;
+  readonly trace: otel.TracerProvider & { setSpan(context: otel.Context, span: otel.Span): otel.Context };
+  readonly metrics: otel.MeterProvider;
+  readonly context: { active(): otel.Context };
+  readonly SpanKind: { readonly INTERNAL: number; readonly CLIENT: number };
+  readonly SpanStatusCode: { readonly ERROR: number };
 }
-
 /**
  * Options of {@link genAiTelemetry}.
  *
@@ -158,8 +156,8 @@ export function genAiTelemetry(api: OpenTelemetryApi, options: GenAiTelemetryOpt
   };
 }
 
-/** `ValueType.INT` of the API, whose enum this file cannot import at runtime: its value is fixed by the API's contract. */
-const INT = 0 as otel.ValueType;
+/** `ValueType.INT` of the API, whose enum this library does not import: its value is fixed by the API's contract. */
+const INT = 0;
 
 function instrumentsOf(meter: otel.Meter): GenAiInstruments {
   const seconds = (name: string, description: string): otel.Histogram =>

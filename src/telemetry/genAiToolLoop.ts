@@ -1,4 +1,4 @@
-import type * as otel from '@opentelemetry/api';
+import type * as otel from './otelTypes.js';
 import { Observable, type Subscriber } from 'rxjs';
 import { subscribeLinked } from '../internal/subscribeLinked.js';
 import type { ReplyTimings } from './ReplyClock.js';

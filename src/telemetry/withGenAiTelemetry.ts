@@ -1,4 +1,4 @@
-import type * as otel from '@opentelemetry/api';
+import type * as otel from './otelTypes.js';
 import type { MonoTypeOperatorFunction } from 'rxjs';
 import type { ChatEvent } from '../types/events.js';
 import type { GenAiTelemetry } from './genAiTelemetry.js';
