@@ -176,6 +176,21 @@ export type {
 } from './tool-loop/ToolLoopEvent.js';
 export type { ToolLoopFormat } from './tool-loop/ToolLoopFormat.js';
 
+// telemetry: OpenTelemetry after the GenAI semantic conventions (the app passes the API in), and the reply's timings without it
+export { genAiErrorType } from './telemetry/errorType.js';
+export { genAiProviderName } from './telemetry/genAiProviderName.js';
+export { genAiTelemetry } from './telemetry/genAiTelemetry.js';
+export type { GenAiInstruments, GenAiTelemetry, GenAiTelemetryOptions, OpenTelemetryApi } from './telemetry/genAiTelemetry.js';
+export { genAiToolLoop } from './telemetry/genAiToolLoop.js';
+export type { GenAiToolLoopOptions } from './telemetry/genAiToolLoop.js';
+export type { GenAiRequest } from './telemetry/InferenceRecord.js';
+export { measureReply } from './telemetry/measureReply.js';
+export type { MeasureReplyOptions } from './telemetry/measureReply.js';
+export type { ReplyTimings } from './telemetry/ReplyClock.js';
+export type { ToolLoopOutput, ToolLoopTelemetry, ToolLoopWatch } from './telemetry/ToolLoopTelemetry.js';
+export { withGenAiTelemetry } from './telemetry/withGenAiTelemetry.js';
+export type { WithGenAiTelemetryOptions } from './telemetry/withGenAiTelemetry.js';
+
 // ui: what goes to a browser
 export { encodeSse, encodeSseBytes } from './ui/encodeSse.js';
 export { toMessageEvents } from './ui/toMessageEvents.js';

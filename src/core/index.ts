@@ -76,3 +76,7 @@ export { UiMessageEncoder } from '../ui/UiMessageEncoder.js';
 export { FrameBatch } from '../screen/FrameBatch.js';
 export { LatestValue } from '../screen/LatestValue.js';
 export { TextSmoother } from '../screen/TextSmoother.js';
+
+// telemetry
+export { ReplyClock } from '../telemetry/ReplyClock.js';
+export { ReplyFacts } from '../telemetry/ReplyFacts.js';

@@ -1,4 +1,4 @@
-import { Observable, Subscription, defer, from, map, of, switchMap } from 'rxjs';
+import { Observable, Subscription, defer, from, identity, map, of, switchMap } from 'rxjs';
 import { LlmStreamError } from '../errors/errors.js';
 import { requestFailure } from './requestFailure.js';
 import type { ToolFailure, ToolOutput, ToolResult } from '../next-turn/ToolResult.js';
@@ -14,6 +14,7 @@ import { ToolLoopError } from './ToolLoopError.js';
 import type { ToolErrorReason, ToolLoopEvent, ToolLoopPartial, ToolLoopStep, ToolLoopStepFinish } from './ToolLoopEvent.js';
 import type { ToolLoopFormat } from './ToolLoopFormat.js';
 import { approvalAnswer, toolOutput } from './toolOutcome.js';
+import type { ToolLoopTelemetry } from '../telemetry/ToolLoopTelemetry.js';
 
 /** How many steps a loop makes by default before it gives up with a `ToolLoopError` (`max-steps`). */
 export const DEFAULT_MAX_STEPS = 10;
@@ -91,6 +92,8 @@ export interface ToolLoopOptions<Message, Turn, Tools> {
    * Called during the unsubscribe: what it throws is thrown there (RxJS's `UnsubscriptionError`).
    */
   readonly onCancel?: (had: ToolLoopPartial<Message | Turn>) => void;
+  /** Watches each run of the loop: its steps' events and its tools' executions (`genAiToolLoop` for OpenTelemetry). */
+  readonly telemetry?: ToolLoopTelemetry;
 }
 
 /** A call's result with the event that reports it. */
@@ -162,7 +165,11 @@ export function toolLoop<Message, Turn, Tools>(options: ToolLoopOptions<Message,
   const endOnToolError = options.onToolError === 'end';
   const eager = options.eager === true;
 
-  return new Observable<ToolLoopEvent<Message | Turn>>((subscriber) => {
+  return new Observable<ToolLoopEvent<Message | Turn>>((downstream) => {
+    // Telemetry sees the loop's end through the output it hands back, and its steps and tools through `watch`.
+    const watched = options.telemetry?.run(downstream);
+    const subscriber = watched?.output ?? downstream;
+    const watch = watched?.watch;
     const loop = new Subscription();
     const steps: ToolLoopStep[] = [];
     /** What the loop has now, for `onCancel`: the current step's partial. */
@@ -271,7 +278,7 @@ export function toolLoop<Message, Turn, Tools>(options: ToolLoopOptions<Message,
             if (!settled) signal.abort();
           });
           own.add(
-            run.subscribe({
+            (watch === undefined ? run : watch.tool(step, call, run)).subscribe({
               next: (value) => {
                 settled = true;
                 guard(() => output(slot, value));
@@ -339,6 +346,7 @@ export function toolLoop<Message, Turn, Tools>(options: ToolLoopOptions<Message,
       const reply$ = defer(() => options.request(conversation, { step, signal: request.signal })).pipe(
         options.format.read(),
         groupToolCallsByIndex(),
+        watch === undefined ? identity : watch.step(step),
       );
       own.add(
         reply$.subscribe({

@@ -1,0 +1,58 @@
+import { config, Observable, type MonoTypeOperatorFunction } from 'rxjs';
+import { subscribeLinked } from '../internal/subscribeLinked.js';
+import type { ChatEvent } from '../types/events.js';
+import type { ReplyEnd } from './InferenceRecord.js';
+
+/** What watches one subscription's reply: told each event, then once how it ended. */
+export interface ReplyWatcher {
+  event(event: ChatEvent): void;
+  end(end: ReplyEnd): void;
+}
+
+/**
+ * Passes the events on unchanged while a watcher (made per subscription, so `retry` starts afresh)
+ * sees each one, and tells it once how the reply ended: completed, failed, or left by its subscriber.
+ * What the watcher throws ends the stream with that error; when the stream is already failing, its own
+ * error goes on and the watcher's is reported as RxJS reports an unhandled error.
+ */
+export function watchReply(start: () => ReplyWatcher): MonoTypeOperatorFunction<ChatEvent> {
+  return (source) =>
+    new Observable<ChatEvent>((subscriber) => {
+      const watcher = start();
+      let ended = false;
+      const finish = (end: ReplyEnd): void => {
+        if (ended) return;
+        ended = true;
+        watcher.end(end);
+      };
+      subscribeLinked(source, subscriber, {
+        next: (event) => {
+          watcher.event(event);
+          subscriber.next(event);
+        },
+        error: (error) => {
+          try {
+            finish({ kind: 'error', error });
+          } catch (thrown) {
+            reportUnhandled(thrown);
+          }
+          subscriber.error(error);
+        },
+        complete: () => {
+          finish({ kind: 'complete' });
+          subscriber.complete();
+        },
+      });
+      return () => finish({ kind: 'cancelled' });
+    });
+}
+
+/** As RxJS reports an error nobody can receive: to `config.onUnhandledError`, else thrown on a timer. */
+function reportUnhandled(error: unknown): void {
+  const handler = config.onUnhandledError;
+  if (handler !== null) handler(error);
+  else
+    setTimeout(() => {
+      throw error;
+    });
+}
