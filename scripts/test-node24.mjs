@@ -21,7 +21,12 @@ console.log(`jest on Node ${version} (${node24})`);
 
 // jest's package exports no bin path; its file is where npm put it.
 const jest = join(fileURLToPath(new URL('..', import.meta.url)), 'node_modules', 'jest', 'bin', 'jest.js');
-const env = { ENGINE_SPECS: 'skip', BROWSER_SPECS: 'skip', ...process.env, PATH: `${dirname(node24)}${delimiter}${process.env.PATH ?? ''}` };
+const env = {
+  ENGINE_SPECS: 'skip',
+  BROWSER_SPECS: 'skip',
+  ...process.env,
+  PATH: `${dirname(node24)}${delimiter}${process.env.PATH ?? ''}`,
+};
 // Without type stripping: Node 24 would try jest.config.ts as an ES module first, and warn.
 const result = spawnSync(node24, ['--no-experimental-strip-types', jest, ...process.argv.slice(2)], { stdio: 'inherit', env });
 process.exit(result.status ?? 1);
