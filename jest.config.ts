@@ -15,6 +15,14 @@ const ENGINE_SPECS = ['cluster', 'clusterContract', 'sentinel', 'valkey', 'acl',
  */
 const BROWSER_SPECS = ['examples/angular', 'examples/browser', 'screen/angularReply'];
 
+/**
+ * The sweeps: every recording of marbles/ read at several splits with each dialect, every test-kit
+ * writer checked against every dialect, every code block of the docs type-checked. They run the pure
+ * cores (or the compiler) over data, which no Node version changes: `SWEEP_SPECS=skip` leaves them
+ * out, as `npm run test:node24` does (they run in `npm test`).
+ */
+const SWEEP_SPECS = ['corpus', 'recordings', 'testing/expectReplyDialects', 'docs'];
+
 const config: Config = {
   testEnvironment: 'node',
   roots: ['<rootDir>/spec'],
@@ -23,6 +31,7 @@ const config: Config = {
     '/node_modules/',
     ...(process.env['ENGINE_SPECS'] === 'skip' ? [`/spec/relay/(${ENGINE_SPECS.join('|')})\\.spec\\.ts$`] : []),
     ...(process.env['BROWSER_SPECS'] === 'skip' ? [`/spec/(${BROWSER_SPECS.join('|')})\\.spec\\.ts$`] : []),
+    ...(process.env['SWEEP_SPECS'] === 'skip' ? [`/spec/(${SWEEP_SPECS.join('|')})\\.spec\\.ts$`] : []),
   ],
   // Two workers, not Jest's default of one fewer than the cores: most specs wait on servers, sockets
   // and timers rather than compute, and on a 2-core machine the default is a single worker.

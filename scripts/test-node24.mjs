@@ -2,13 +2,14 @@
 // registry's `node` package brings the binary (`npx node@24`), so this needs nothing but npm. Its
 // folder goes first on PATH, so the suite's own child processes (npm, npx, the CLI) run on 24 too.
 // It leaves out the engine specs (Redis Cluster, Sentinel, Valkey, the ACL user, the relay's HTTP
-// contract per engine: ENGINE_SPECS in jest.config.ts) and the browser specs (Chromium running the
-// built bundles and Angular apps: BROWSER_SPECS), which `npm test` runs: they test the engines and the
-// browser, not the Node version, and would take the suite's time twice. ENGINE_SPECS=run and
-// BROWSER_SPECS=run run them here too.
+// contract per engine: ENGINE_SPECS in jest.config.ts), the browser specs (Chromium running the built
+// bundles and Angular apps: BROWSER_SPECS) and the sweeps (every recording at several splits, every
+// writer against every dialect, every docs block type-checked: SWEEP_SPECS), which `npm test` runs:
+// they test the engines, the browser and pure code over data, not the Node version, and would take
+// the suite's time twice. ENGINE_SPECS=run, BROWSER_SPECS=run and SWEEP_SPECS=run run them here too.
 //
 //   npm run test:node24 [-- jest arguments]
-//   ENGINE_SPECS=run BROWSER_SPECS=run npm run test:node24
+//   ENGINE_SPECS=run BROWSER_SPECS=run SWEEP_SPECS=run npm run test:node24
 import { execFileSync, spawnSync } from 'node:child_process';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -230,13 +230,23 @@ function fold(events: readonly ChatEvent[]): { choices: Map<number, Folded>; id:
         choice(event.choice).finish = { reason: event.reason, raw: event.raw };
         break;
       case 'tool-call-incomplete':
+      case 'tool-call-end':
+      case 'retract':
       case 'logprobs':
       case 'source':
       case 'audio':
       case 'provider-tool-call':
       case 'provider-tool-result':
+      case 'tool-request':
+      case 'opaque-item':
+      case 'reasoning-signature':
+      case 'finish-details':
         // The parts beside the text: they make their choice known, as text does.
         choice(event.choice);
+        break;
+      case 'provider-metadata':
+        // What a choice carried that no field names is that choice's (the envelope's is the reply's).
+        if (event.choice !== undefined) choice(event.choice);
         break;
       case 'usage': {
         // Field by field, the last reported value wins; never a sum.

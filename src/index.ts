@@ -315,6 +315,7 @@ export type {
   ReasoningEvent,
   ReasoningSignatureEvent,
   RefusalEvent,
+  ReplyTimingsEvent,
   RetractEvent,
   SourceEvent,
   StartEvent,

@@ -1,4 +1,7 @@
+import { lastValueFrom, of, tap, throwError, concat } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
+import { StreamClosedEarlyError } from '../../src/errors/errors';
+import { finalizeCompletion } from '../../src/reply/finalizeCompletion';
 import { MAX_KEPT_GAPS, ReplyClock, type ReplyTimings } from '../../src/telemetry/ReplyClock';
 import { measureReply } from '../../src/telemetry/measureReply';
 import type { ChatEvent } from '../../src/types/events';
@@ -16,26 +19,32 @@ const events: Record<string, ChatEvent> = {
   d: { type: 'done' },
 };
 
-function measured(marble: string, unsubscribe?: string): { timings: ReplyTimings[]; scheduler: TestScheduler } {
+function measured(marble: string, unsubscribe?: string): { timings: ReplyTimings[]; emitted: ReplyTimings[]; scheduler: TestScheduler } {
   const timings: ReplyTimings[] = [];
+  const emitted: ReplyTimings[] = [];
   const scheduler = new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
   scheduler.run(({ cold, expectObservable }) => {
     const cut = new Error('cut');
     const source = cold(marble, events, cut);
-    // The events pass on unchanged, at the same frames.
-    expectObservable(source.pipe(measureReply({ onTimings: (t) => timings.push(t), now: () => scheduler.now() })), unsubscribe).toBe(
-      marble,
-      events,
-      cut,
+    // The events pass on unchanged, at the same frames; at the end of the reply (not when the
+    // subscriber leaves), the timings follow them, in the frame of the completion or the error.
+    const output = unsubscribe === undefined ? marble.replace(/\|$/, '(T|)').replace(/#$/, '(T#)') : marble;
+    const measured$ = source.pipe(
+      measureReply({ onTimings: (t) => timings.push(t), now: () => scheduler.now() }),
+      tap((event) => {
+        if (event.type === 'reply-timings') emitted.push(event.timings);
+      }),
     );
+    expectObservable(measured$, unsubscribe).toBe(output, { ...events, T: { type: 'reply-timings', timings: expect.anything() } }, cut);
   });
-  return { timings, scheduler };
+  return { timings, emitted, scheduler };
 }
 
 describe('measureReply', () => {
   it('gives the time to the first chunk, the gaps between chunks, the duration and the output tokens per second', () => {
     // s at 100, a at 110, b at 130, c at 180, u f d at 190-192, complete at 193.
-    const { timings } = measured('100ms s 9ms a 19ms b 49ms c 9ms ufd|');
+    const { timings, emitted } = measured('100ms s 9ms a 19ms b 49ms c 9ms ufd|');
+    expect(emitted).toEqual(timings);
     expect(timings).toEqual([
       {
         timeToFirstChunkMs: 110,
@@ -51,7 +60,8 @@ describe('measureReply', () => {
 
   it('measures a cut reply up to its error, with what arrived', () => {
     // a at 10, a at 15, a at 40, the error at 41.
-    const { timings } = measured('10ms a 4ms a 24ms a #');
+    const { timings, emitted } = measured('10ms a 4ms a 24ms a #');
+    expect(emitted).toEqual(timings);
     expect(timings).toEqual([
       {
         timeToFirstChunkMs: 10,
@@ -66,7 +76,9 @@ describe('measureReply', () => {
   });
 
   it('measures a reply its subscriber left, up to the unsubscribe', () => {
-    const { timings } = measured('5ms a 9ms a', '^ 59ms !');
+    const { timings, emitted } = measured('5ms a 9ms a', '^ 59ms !');
+    // Nobody reads a reply its subscriber left: onTimings is told, no event follows.
+    expect(emitted).toEqual([]);
     expect(timings).toEqual([
       { timeToFirstChunkMs: 5, chunks: 2, gapP50Ms: 10, gapMaxMs: 10, durationMs: 60, outputTokens: null, outputTokensPerSecond: null },
     ]);
@@ -86,6 +98,38 @@ describe('measureReply', () => {
         outputTokensPerSecond: null,
       },
     ]);
+  });
+
+  it('puts the timings on the Completion through finalizeCompletion, and on the partial of a cut reply', async () => {
+    // A clock that moves 10 ms at each reading: the subscription at 0, each chunk 10 ms after the one before.
+    let clock = 0;
+    const now = () => (clock += 10);
+    const reply: ChatEvent[] = [events['s']!, events['a']!, events['a']!, events['u']!, events['f']!, events['d']!];
+    const completion = await lastValueFrom(of(...reply).pipe(measureReply({ now }), finalizeCompletion()));
+    // Readings: 10 the subscription, 20 and 30 the two chunks, 40 the end.
+    expect(completion.replyTimings).toEqual({
+      timeToFirstChunkMs: 10,
+      chunks: 2,
+      gapP50Ms: 10,
+      gapMaxMs: 10,
+      durationMs: 30,
+      outputTokens: 30,
+      outputTokensPerSecond: 30 / (20 / 1000),
+    });
+    expect(completion.content).toBe('HelHel');
+
+    clock = 0;
+    // The body's connection reset after one chunk: the transport's error, with the reply so far as its partial.
+    const cut = concat(
+      of(events['s']!, events['a']!),
+      throwError(() => new StreamClosedEarlyError('the connection failed', { reason: 'transport' })),
+    );
+    const error = await lastValueFrom(cut.pipe(measureReply({ now }), finalizeCompletion())).catch((failure: unknown) => failure);
+    expect(error).toBeInstanceOf(StreamClosedEarlyError);
+    const partial = (error as StreamClosedEarlyError).partial as { replyTimings?: ReplyTimings; content?: string };
+    expect(partial.content).toBe('Hel');
+    // Readings: 10 the subscription, 20 the chunk, 30 the error.
+    expect(partial.replyTimings).toMatchObject({ timeToFirstChunkMs: 10, chunks: 1, durationMs: 20 });
   });
 
   it('starts afresh at each subscription (a retry measures the new request)', () => {

@@ -6,6 +6,7 @@ import {
   CompletionChoice,
   CompletionSnapshot,
   FinishReason,
+  ReplyTimings,
   Timings,
   Usage,
 } from '../types/events.js';
@@ -64,6 +65,7 @@ export class CompletionTracker {
   #model: string | null = null;
   #usage: Usage | null = null;
   #timings: Timings | null = null;
+  #replyTimings: ReplyTimings | undefined = undefined;
   /** What came with the reply as a whole that no field names: made at the first. */
   #metadata: MetadataBag | undefined = undefined;
   #reasoningTokens = 0;
@@ -165,6 +167,9 @@ export class CompletionTracker {
       case 'timings':
         this.#timings = event.timings;
         return;
+      case 'reply-timings':
+        this.#replyTimings = event.timings;
+        return;
       case 'opaque-item': {
         // Where it arrived in the text is known here, not in the dialect: the event gets it.
         const choice = this.#choice(event.choice);
@@ -226,6 +231,7 @@ export class CompletionTracker {
       finished: this.finished,
       choices,
       ...(this.#metadata === undefined ? {} : { providerMetadata: this.#metadata.view() }),
+      ...(this.#replyTimings === undefined ? {} : { replyTimings: this.#replyTimings }),
     };
     return first === undefined ? snapshot : withChoiceParts(snapshot, first);
   }
@@ -279,6 +285,7 @@ export class CompletionTracker {
         reasoningTokens: this.#reasoningTokens,
         choices,
         ...(this.#metadata === undefined ? {} : { providerMetadata: this.#metadata.view() }),
+        ...(this.#replyTimings === undefined ? {} : { replyTimings: this.#replyTimings }),
       },
       first,
     );

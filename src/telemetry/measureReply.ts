@@ -1,7 +1,8 @@
-import type { MonoTypeOperatorFunction } from 'rxjs';
+import { Observable, type MonoTypeOperatorFunction } from 'rxjs';
+import { subscribeLinked } from '../internal/subscribeLinked.js';
 import type { ChatEvent } from '../types/events.js';
 import { ReplyClock, type ReplyTimings } from './ReplyClock.js';
-import { watchReply } from './watchReply.js';
+import { reportUnhandled } from './watchReply.js';
 
 /**
  * Options of {@link measureReply}.
@@ -15,37 +16,69 @@ import { watchReply } from './watchReply.js';
  */
 export interface MeasureReplyOptions {
   /** Told the reply's figures once it ended: completed, failed (a cut reply measures what arrived) or unsubscribed. */
-  readonly onTimings: (timings: ReplyTimings) => void;
+  readonly onTimings?: (timings: ReplyTimings) => void;
   /** The clock, in milliseconds; default `performance.now()`. Virtual-time tests pass the scheduler's (`() => scheduler.now()`). */
   readonly now?: () => number;
 }
 
 /**
- * The reply's timings without OpenTelemetry: passes the events on unchanged and, once the reply
- * ended, tells `onTimings` the time to the first chunk, the gaps between chunks (median and longest),
- * the duration and the output tokens per second (see {@link ReplyTimings}). The clock starts at the
- * subscription: put it after a cold source, whose subscription is the request.
+ * The reply's timings without OpenTelemetry: the time to the first chunk, the gaps between chunks
+ * (median and longest), the duration and the output tokens per second (see {@link ReplyTimings}),
+ * on the reply itself. The events pass on unchanged; at the end of the reply, before its completion
+ * (or before its error, with what had arrived), one `reply-timings` event follows them, which
+ * `finalizeCompletion` puts on the `Completion` (and on the `partial` of the error) as `replyTimings`.
+ * `onTimings`, if given, is told the same figures, also when the subscriber leaves (then no event
+ * follows: nobody would read it). The clock starts at the subscription: put it after a cold source,
+ * whose subscription is the request.
  *
  * @example
  * ```ts
+ * import { lastValueFrom } from 'rxjs';
  * import { decodeUtf8, sseFrames, assembleChunks, finalizeCompletion, measureReply } from 'rxjs-llm-stream';
  *
- * bytes$.pipe(
- *   decodeUtf8(),
- *   sseFrames(),
- *   assembleChunks({ dialect: 'openai-chat' }),
- *   measureReply({ onTimings: (t) => console.log(`first chunk after ${t.timeToFirstChunkMs} ms, longest gap ${t.gapMaxMs} ms`) }),
- *   finalizeCompletion(),
+ * const completion = await lastValueFrom(
+ *   bytes$.pipe(decodeUtf8(), sseFrames(), assembleChunks(), measureReply(), finalizeCompletion()),
  * );
+ * console.log(`first chunk after ${completion.replyTimings?.timeToFirstChunkMs} ms, longest gap ${completion.replyTimings?.gapMaxMs} ms`);
  * ```
  */
-export function measureReply(options: MeasureReplyOptions): MonoTypeOperatorFunction<ChatEvent> {
+export function measureReply(options: MeasureReplyOptions = {}): MonoTypeOperatorFunction<ChatEvent> {
   const now = options.now ?? (() => performance.now());
-  return watchReply(() => {
-    const clock = new ReplyClock(now());
-    return {
-      event: (event) => void clock.event(event, now),
-      end: () => options.onTimings(clock.end(now())),
-    };
-  });
+  return (source) =>
+    new Observable<ChatEvent>((subscriber) => {
+      // Per subscription: a `retry` is a reply of its own.
+      const clock = new ReplyClock(now());
+      let ended = false;
+      /** The figures, once: at the end of the reply, or when the subscriber leaves before it. */
+      const end = (): ReplyTimings | undefined => {
+        if (ended) return undefined;
+        ended = true;
+        const timings = clock.end(now());
+        options.onTimings?.(timings);
+        return timings;
+      };
+      subscribeLinked(source, subscriber, {
+        next: (event) => {
+          clock.event(event, now);
+          subscriber.next(event);
+        },
+        error: (error) => {
+          let timings: ReplyTimings | undefined;
+          try {
+            timings = end();
+          } catch (thrown) {
+            // The reply is failing already: its own error goes on, this one is reported as RxJS would.
+            reportUnhandled(thrown);
+          }
+          if (timings !== undefined) subscriber.next({ type: 'reply-timings', timings });
+          subscriber.error(error);
+        },
+        complete: () => {
+          const timings = end();
+          if (timings !== undefined) subscriber.next({ type: 'reply-timings', timings });
+          subscriber.complete();
+        },
+      });
+      return () => void end();
+    });
 }

@@ -48,7 +48,7 @@ export function watchReply(start: () => ReplyWatcher): MonoTypeOperatorFunction<
 }
 
 /** As RxJS reports an error nobody can receive: to `config.onUnhandledError`, else thrown on a timer. */
-function reportUnhandled(error: unknown): void {
+export function reportUnhandled(error: unknown): void {
   const handler = config.onUnhandledError;
   if (handler !== null) handler(error);
   else

@@ -28,6 +28,7 @@ const COUNTS_AS_CONTENT: { readonly [K in ChatEvent['type']]: boolean } = {
   unknown: false,
   logprobs: false,
   'finish-details': false,
+  'reply-timings': false,
   usage: false,
   timings: false,
   done: false,

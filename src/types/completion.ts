@@ -20,6 +20,7 @@ import type {
   OpaqueItem,
   FinishDetails,
 } from './replyParts.js';
+import type { ReplyTimings } from './replyTimings.js';
 
 /**
  * The parts of a reply beside its text and calls, each present only when the stream carried it: a
@@ -87,6 +88,11 @@ export interface Completion extends ReplyExtraParts {
   readonly rawFinishReason: string;
   readonly usage: Usage | null;
   readonly timings: Timings | null;
+  /**
+   * How the reply came in over time (time to the first chunk, gaps, tokens per second), when
+   * `measureReply()` was in the pipeline before `finalizeCompletion`.
+   */
+  readonly replyTimings?: ReplyTimings;
   /** Tokens generated while the model was reasoning (llama.cpp: `timings.predicted_n` at the last reasoning chunk). */
   readonly reasoningTokens: number;
   /** Choice 0's opaque reasoning artifacts for the next turn (only when any came). */
@@ -139,6 +145,8 @@ export interface CompletionSnapshot extends ReplyExtraParts {
   readonly rawFinishReason: string | null;
   readonly usage: Usage | null;
   readonly timings: Timings | null;
+  /** How the reply came in over time, once `measureReply()` told it (at the end, or before the error). */
+  readonly replyTimings?: ReplyTimings;
   readonly reasoningTokens: number;
   /** True while the latest text was reasoning (false after answer text or a tool-call fragment). */
   readonly inReasoning: boolean;

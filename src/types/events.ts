@@ -22,7 +22,9 @@ import type {
   ProviderToolPosition,
   FinishDetails,
 } from './replyParts.js';
+import type { ReplyTimings } from './replyTimings.js';
 
+export type { ReplyTimings } from './replyTimings.js';
 export type {
   JsonValue,
   FinishReason,
@@ -282,6 +284,15 @@ export interface TimingsEvent {
   readonly type: 'timings';
   readonly timings: Timings;
 }
+/**
+ * How the reply came in over time (see `ReplyTimings`): told by `measureReply` once, at the end of
+ * the reply (before its completion, or before its error with what arrived), for `finalizeCompletion`
+ * to put on the reply (`replyTimings`). No dialect emits it.
+ */
+export interface ReplyTimingsEvent {
+  readonly type: 'reply-timings';
+  readonly timings: ReplyTimings;
+}
 /** The stream's own end signal (`[DONE]`, `message_stop`, ...). Nothing valid follows it. */
 export interface DoneEvent {
   readonly type: 'done';
@@ -325,4 +336,5 @@ export type ChatEvent =
   | FinishDetailsEvent
   | UsageEvent
   | TimingsEvent
+  | ReplyTimingsEvent
   | DoneEvent;

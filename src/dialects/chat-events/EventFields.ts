@@ -57,6 +57,7 @@ const EVENT_FIELDS: { readonly [T in ChatEvent['type']]: EveryField<Extract<Chat
   'finish-details': { type: true, choice: true, details: true },
   usage: { type: true, usage: true },
   timings: { type: true, timings: true },
+  'reply-timings': { type: true, timings: true },
   done: { type: true },
 };
 

@@ -265,6 +265,23 @@ export class ChatEventsParser extends JsonDialectParser {
         }
         return { type, timings: timings as { readonly [field: string]: number } };
       }
+      case 'reply-timings': {
+        // What the server measured of its own reply (`measureReply` before `toMessageEvents`).
+        const timings = this.fields.objectField(payload, 'timings');
+        const orNull = (field: string) => this.fields.countField(timings, `timings.${field}`);
+        return {
+          type,
+          timings: {
+            timeToFirstChunkMs: orNull('timeToFirstChunkMs'),
+            chunks: this.fields.numberField(timings, 'timings.chunks'),
+            gapP50Ms: orNull('gapP50Ms'),
+            gapMaxMs: orNull('gapMaxMs'),
+            durationMs: this.fields.numberField(timings, 'timings.durationMs'),
+            outputTokens: orNull('outputTokens'),
+            outputTokensPerSecond: orNull('outputTokensPerSecond'),
+          },
+        };
+      }
       case 'done':
         return { type };
       default:
