@@ -25,6 +25,7 @@ const jest = join(fileURLToPath(new URL('..', import.meta.url)), 'node_modules',
 const env = {
   ENGINE_SPECS: 'skip',
   BROWSER_SPECS: 'skip',
+  SWEEP_SPECS: 'skip',
   ...process.env,
   PATH: `${dirname(node24)}${delimiter}${process.env.PATH ?? ''}`,
 };

@@ -100,12 +100,14 @@ describe('recordings in marbles/', () => {
       }
     });
 
+    // `auto` chooses by the first frame, which the framing hands over whole at any chunking: the
+    // sweep of every size runs with the dialect itself, `auto` at the sizes that cut lines often.
     it.each([
-      ['its own dialect', explicit!],
-      ['auto', autoDialect],
-    ])('gives the identical outcome at every chunk size from 1 to 64 with %s', (_how, dialect) => {
+      ['every chunk size from 1 to 64 with its own dialect', explicit!, Array.from({ length: 64 }, (_, i) => i + 1)],
+      ['chunk sizes 1, 2, 7 and 64 with auto', autoDialect, [1, 2, 7, 64]],
+    ])('gives the identical outcome at %s', (_how, dialect, sizes) => {
       const whole = replay(recording.bytes, recording.bytes.length, recording.framing, dialect);
-      for (let size = 1; size <= 64; size++) {
+      for (const size of sizes) {
         const outcome = replay(recording.bytes, size, recording.framing, dialect);
         expect(outcome.values).toEqual(whole.values);
         expect(outcome.error === undefined).toBe(whole.error === undefined);
