@@ -1,12 +1,12 @@
 import { Observable, SchedulerLike, Subscription, asyncScheduler } from 'rxjs';
 import { ProviderError, StreamClosedEarlyError } from '../errors/errors.js';
-import { parseErrorBody, providerErrorFromBody } from '../errors/errorBody.js';
 import { isLlmStreamError } from '../errors/isLlmStreamError.js';
 import { recordAttempts } from '../io/answerAttempts.js';
 import type { HeadersLike } from '../internal/headerValue.js';
 import { readRateLimits } from '../rate-limits/readRateLimits.js';
 import type { RateLimits } from '../types/rateLimits.js';
 import { emittedHead, failureKind } from './answerHead.js';
+import { answerError } from './answerError.js';
 import { connectionFailed } from './connectionFailed.js';
 import { RetryOptions, retrySettings } from './retryDelay.js';
 import { RetrySchedule } from './RetrySchedule.js';
@@ -26,12 +26,6 @@ export interface RetryRequestOptions extends RetryOptions {
   readonly scheduler?: SchedulerLike;
   /** Called with the rate limits of every answer whose headers announced any, retried ones included. */
   readonly onRateLimits?: (limits: RateLimits, status: number) => void;
-}
-
-/** The error a request failed with, for the body of a `ProviderError`: Angular's `HttpErrorResponse.error`. */
-function errorBodyOf(error: object): unknown {
-  const body = (error as { error?: unknown }).error;
-  return typeof body === 'string' ? parseErrorBody(body) : body;
 }
 
 /**
@@ -64,13 +58,7 @@ function finalError(
     return connectionFailed(error, attempts);
   if (isLlmStreamError(error)) return error;
   if (head === undefined || typeof error !== 'object' || error === null) return connectionFailed(error, attempts);
-  const rateLimits = head.headers === undefined ? undefined : readRateLimits(head.headers);
-  return providerErrorFromBody(errorBodyOf(error), {
-    status: head.status,
-    cause: error,
-    attempts,
-    ...(rateLimits === undefined ? {} : { rateLimits }),
-  });
+  return answerError(error, head.status, head.headers, attempts);
 }
 
 /**

@@ -1,8 +1,7 @@
-import { Observable, type MonoTypeOperatorFunction } from 'rxjs';
-import { subscribeLinked } from '../internal/subscribeLinked.js';
+import type { MonoTypeOperatorFunction } from 'rxjs';
 import type { ChatEvent } from '../types/events.js';
 import { ReplyClock, type ReplyTimings } from './ReplyClock.js';
-import { reportUnhandled } from './watchReply.js';
+import { watchReply } from './watchReply.js';
 
 /**
  * Options of {@link measureReply}.
@@ -44,41 +43,16 @@ export interface MeasureReplyOptions {
  */
 export function measureReply(options: MeasureReplyOptions = {}): MonoTypeOperatorFunction<ChatEvent> {
   const now = options.now ?? (() => performance.now());
-  return (source) =>
-    new Observable<ChatEvent>((subscriber) => {
-      // Per subscription: a `retry` is a reply of its own.
-      const clock = new ReplyClock(now());
-      let ended = false;
-      /** The figures, once: at the end of the reply, or when the subscriber leaves before it. */
-      const end = (): ReplyTimings | undefined => {
-        if (ended) return undefined;
-        ended = true;
+  return watchReply(() => {
+    // Per subscription: a `retry` is a reply of its own.
+    const clock = new ReplyClock(now());
+    return {
+      event: (event) => void clock.event(event, now),
+      end: (end) => {
         const timings = clock.end(now());
         options.onTimings?.(timings);
-        return timings;
-      };
-      subscribeLinked(source, subscriber, {
-        next: (event) => {
-          clock.event(event, now);
-          subscriber.next(event);
-        },
-        error: (error) => {
-          let timings: ReplyTimings | undefined;
-          try {
-            timings = end();
-          } catch (thrown) {
-            // The reply is failing already: its own error goes on, this one is reported as RxJS would.
-            reportUnhandled(thrown);
-          }
-          if (timings !== undefined) subscriber.next({ type: 'reply-timings', timings });
-          subscriber.error(error);
-        },
-        complete: () => {
-          const timings = end();
-          if (timings !== undefined) subscriber.next({ type: 'reply-timings', timings });
-          subscriber.complete();
-        },
-      });
-      return () => void end();
-    });
+        return end.kind === 'cancelled' ? undefined : { type: 'reply-timings', timings };
+      },
+    };
+  });
 }

@@ -3,10 +3,14 @@ import { subscribeLinked } from '../internal/subscribeLinked.js';
 import type { ChatEvent } from '../types/events.js';
 import type { ReplyEnd } from './InferenceRecord.js';
 
-/** What watches one subscription's reply: told each event, then once how it ended. */
+/**
+ * What watches one subscription's reply: told each event, then once how it ended. What `end` returns,
+ * if anything, is passed on as the reply's last event, before its completion or its error (never
+ * after the subscriber left: nobody would read it).
+ */
 export interface ReplyWatcher {
   event(event: ChatEvent): void;
-  end(end: ReplyEnd): void;
+  end(end: ReplyEnd): ChatEvent | void;
 }
 
 /**
@@ -20,10 +24,10 @@ export function watchReply(start: () => ReplyWatcher): MonoTypeOperatorFunction<
     new Observable<ChatEvent>((subscriber) => {
       const watcher = start();
       let ended = false;
-      const finish = (end: ReplyEnd): void => {
+      const finish = (end: ReplyEnd): ChatEvent | void => {
         if (ended) return;
         ended = true;
-        watcher.end(end);
+        return watcher.end(end);
       };
       subscribeLinked(source, subscriber, {
         next: (event) => {
@@ -31,24 +35,27 @@ export function watchReply(start: () => ReplyWatcher): MonoTypeOperatorFunction<
           subscriber.next(event);
         },
         error: (error) => {
+          let last: ChatEvent | void = undefined;
           try {
-            finish({ kind: 'error', error });
+            last = finish({ kind: 'error', error });
           } catch (thrown) {
             reportUnhandled(thrown);
           }
+          if (last) subscriber.next(last);
           subscriber.error(error);
         },
         complete: () => {
-          finish({ kind: 'complete' });
+          const last = finish({ kind: 'complete' });
+          if (last) subscriber.next(last);
           subscriber.complete();
         },
       });
-      return () => finish({ kind: 'cancelled' });
+      return () => void finish({ kind: 'cancelled' });
     });
 }
 
 /** As RxJS reports an error nobody can receive: to `config.onUnhandledError`, else thrown on a timer. */
-export function reportUnhandled(error: unknown): void {
+function reportUnhandled(error: unknown): void {
   const handler = config.onUnhandledError;
   if (handler !== null) handler(error);
   else
