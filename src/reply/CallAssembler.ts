@@ -41,12 +41,31 @@ const NOTHING_FINISHED: FinishedCalls = { closed: [], incomplete: [] };
  * ```
  */
 export class CallAssembler {
-  readonly #choices = new Map<number, ChoiceCalls>();
+  /**
+   * The choice of the last lookup: nearly every event is for the choice of the one before, and most
+   * replies have one choice, so the map below is made only at a second one.
+   */
+  #last: ChoiceCalls | undefined = undefined;
+  #choices: Map<number, ChoiceCalls> | undefined = undefined;
 
   /** The calls of `choice`, made on first use. */
   choice(choice: number): ChoiceCalls {
-    let calls = this.#choices.get(choice);
-    if (calls === undefined) this.#choices.set(choice, (calls = new ChoiceCalls(choice)));
+    const last = this.#last;
+    if (last !== undefined && last.choice === choice) return last;
+    return (this.#last = this.#lookUp(choice, true)!);
+  }
+
+  /** The calls of `choice`, made when `make` says so. */
+  #lookUp(choice: number, make: boolean): ChoiceCalls | undefined {
+    const last = this.#last;
+    if (last !== undefined && last.choice === choice) return last;
+    let calls = this.#choices?.get(choice);
+    if (calls === undefined && make) {
+      calls = new ChoiceCalls(choice);
+      if (last === undefined) return calls; // the first choice: the map waits for a second
+      const choices = (this.#choices ??= new Map([[last.choice, last]]));
+      choices.set(choice, calls);
+    }
     return calls;
   }
 
@@ -61,7 +80,7 @@ export class CallAssembler {
     readonly namespace?: string;
   }): CallState {
     const calls = this.choice(fragment.choice);
-    let call = calls.byIndex.get(fragment.index);
+    let call = calls.get(fragment.index);
     if (call === undefined) {
       if (calls.finished) throw callError(`tool call ${fragment.index} of choice ${fragment.choice} started after the choice finished`);
       // A call after one that ended broken: the broken one was not cut by the end of the reply.
@@ -87,7 +106,7 @@ export class CallAssembler {
    * token limit cut it, or as soon as another call starts.
    */
   end(choice: number, index: number): ToolCall | undefined {
-    const call = this.#choices.get(choice)?.byIndex.get(index);
+    const call = this.#lookUp(choice, false)?.get(index);
     if (call === undefined) throw callError(`tool call ${index} of choice ${choice} ended without starting`);
     if (call.closed !== undefined || call.ended) return undefined;
     call.ended = true;
@@ -135,7 +154,7 @@ export class CallAssembler {
    */
   adoptIncomplete(choice: number, cut: IncompleteToolCall): void {
     const calls = this.choice(choice);
-    let call = calls.byIndex.get(cut.index);
+    let call = calls.get(cut.index);
     if (call === undefined) {
       call = this.addFragment({
         choice,
@@ -191,7 +210,7 @@ export class CallAssembler {
    */
   adopt(choice: number, whole: ToolCall): void {
     const calls = this.choice(choice);
-    let call = calls.byIndex.get(whole.index);
+    let call = calls.get(whole.index);
     if (call === undefined) {
       const namespace = whole.namespace;
       call = this.addFragment({

@@ -71,7 +71,8 @@ export class CompletionTracker {
   #reasoningTokens = 0;
   #inReasoning = false;
   readonly #calls = new CallAssembler();
-  readonly #choices = new Map<number, ChoiceState>();
+  /** Every choice by index, made at a second choice: most replies have one, held in `#lastChoice`. */
+  #choices: Map<number, ChoiceState> | undefined = undefined;
   #sortedChoices: ChoiceState[] | undefined = undefined;
   #lastChoice: ChoiceState | undefined = undefined;
   #snapshots: readonly ChoiceSnapshot[] | undefined = undefined;
@@ -187,7 +188,7 @@ export class CompletionTracker {
           reasoning: choice.reasoningText.length,
           content: choice.contentText.length,
           items: extras.view().opaqueItems?.length ?? 0,
-          calls: this.#calls.choice(event.choice).byIndex.size,
+          calls: this.#calls.choice(event.choice).count,
         };
         extras.apply(event.at === undefined ? { ...event, at } : event);
         this.#dropSnapshots(choice);
@@ -206,8 +207,9 @@ export class CompletionTracker {
 
   /** True once every choice seen has finished (and at least one has). */
   get finished(): boolean {
-    if (this.#choices.size === 0) return false;
-    for (const choice of this.#choices.values()) if (choice.finishReason === null) return false;
+    const choices = this.#choices;
+    if (choices === undefined) return this.#lastChoice !== undefined && this.#lastChoice.finishReason !== null;
+    for (const choice of choices.values()) if (choice.finishReason === null) return false;
     return true;
   }
 
@@ -241,7 +243,7 @@ export class CompletionTracker {
    * `finish` event), with the snapshot as `partial`.
    */
   complete(): Completion {
-    if (this.#choices.size === 0) {
+    if (this.#lastChoice === undefined) {
       throw new StreamClosedEarlyError('the stream ended before any finish reason: no choice arrived', {
         reason: 'unfinished',
         partial: this.snapshot(),
@@ -295,10 +297,10 @@ export class CompletionTracker {
     // Nearly every event is for the choice of the one before: no map lookup for it.
     const last = this.#lastChoice;
     if (last !== undefined && last.index === index) return last;
-    let choice = this.#choices.get(index);
+    let choice = this.#choices?.get(index);
     if (choice === undefined) {
       choice = new ChoiceState(index, this.#calls.choice(index));
-      this.#choices.set(index, choice);
+      if (last !== undefined) (this.#choices ??= new Map([[last.index, last]])).set(index, choice);
       this.#sortedChoices = undefined;
       this.#snapshots = undefined;
     }
@@ -320,7 +322,9 @@ export class CompletionTracker {
   }
 
   #sortedChoiceStates(): ChoiceState[] {
-    return (this.#sortedChoices ??= [...this.#choices.values()].sort((a, b) => a.index - b.index));
+    const choices = this.#choices;
+    if (choices === undefined) return (this.#sortedChoices ??= this.#lastChoice === undefined ? [] : [this.#lastChoice]);
+    return (this.#sortedChoices ??= [...choices.values()].sort((a, b) => a.index - b.index));
   }
 }
 
