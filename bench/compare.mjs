@@ -533,22 +533,24 @@ for (const { w, size } of coldCells) {
     lib: pooledMedian(libRuns),
     runs: Math.min(floorRuns.length, libRuns.length),
     warm: floorWarm && libWarm !== undefined ? libWarm / floorWarm : undefined,
+    libWarm,
   });
 }
 if (coldCells.length) {
   out('## Cold start');
   out();
   out(`The first reply after a full GC and ${params.coldIdleMs} ms of idle (median of the pooled runs), the README pipeline`);
-  out('(lib finalize) against the floor measured the same way, next to the same ratio warm (the medians of the Time table).');
+  out('(lib finalize) against the floor measured the same way, next to the same ratio warm (the medians of the Time table)');
+  out("and the pipeline's cold time over its own warm one (what the full GC costs it).");
   out();
-  out('| workload | chunk | runs | floor cold | lib finalize cold | cold ratio | warm ratio |');
-  out('|---|---|---|---|---|---|---|');
+  out('| workload | chunk | runs | floor cold | lib finalize cold | cold ratio | warm ratio | lib cold / lib warm |');
+  out('|---|---|---|---|---|---|---|---|');
   for (const r of coldRows)
     out(
       `| ${r.w} x1 | ${fmtSize(r.size)} | ${r.runs} | ${fmtMs(r.floor)} ms | ${fmtMs(r.lib)} ms | **${(r.lib / r.floor).toFixed(2)}×** | ` +
-        `${r.warm === undefined ? '—' : `${r.warm.toFixed(2)}×`} |`,
+        `${r.warm === undefined ? '—' : `${r.warm.toFixed(2)}×`} | ${r.libWarm ? `${(r.lib / r.libWarm).toFixed(2)}×` : '—'} |`,
     );
-  if (!coldRows.length) out('| not measured in this run (the cells did not run) ||||||');
+  if (!coldRows.length) out('| not measured in this run (the cells did not run) |||||||');
   out();
 }
 if (scales.includes(1) && scales.includes(4)) {
