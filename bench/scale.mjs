@@ -65,10 +65,11 @@ const loadAtStart = os.loadavg();
 // asked, since Node cannot set a limit, and what it answered goes in the report.
 const SPARE_FILES = 200; // modules, stdio, the listening sockets, the relay's IPC channel
 const largestRequested = Math.max(...requestedCounts);
-const wantedFiles = 2 * largestRequested + SPARE_FILES;
+// A reader holds a socket a stream; the relay two (the upstream's and its client's).
+const wantedFiles = Math.max(largestRequested, contenders.includes('relay') ? 2 * Math.min(relayMax, largestRequested) : 0) + SPARE_FILES;
 const shell = (script) => spawnSync('sh', ['-c', script], { encoding: 'utf8' });
-const readLimits = (prefix = '') =>
-  shell(`${prefix}ulimit -n; ulimit -Hn`)
+const readLimits = () =>
+  shell('ulimit -n; ulimit -Hn')
     .stdout.trim()
     .split('\n')
     .map((n) => (n === 'unlimited' ? Infinity : Number(n)));
