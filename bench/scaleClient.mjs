@@ -4,7 +4,13 @@
 // connection), the text the streams hold, CPU per event, and the latency from the arrival of the
 // bytes that complete an event to the contender's event for it (p50, p99, max).
 //
-//   node --expose-gc bench/scaleClient.mjs <contender> <streams> <port> <rate> <warm-up s> <window s>
+//   node --expose-gc bench/scaleClient.mjs <contender> <streams> <ports> <rate> <warm-up s> <window s>
+//
+// <ports>: the upstream's ports, comma-separated; the streams are spread over them in turn (one port
+// takes at most as many connections from 127.0.0.1 as there are ephemeral ports). Each request asks
+// the upstream for <rate> events per second (`?rate=`). With SCALE_CPU_PROFILE=<file>, the window
+// (and only the window) is profiled through the inspector, and the profile written to <file>: its
+// CPU figures then include the profiler's cost, so such a run is not a row of the table.
 //
 // Every contender gets its bytes from the same transport: `node:http` requests on one agent with no
 // limit on sockets. A `data` listener, registered before the contender's, takes the time each chunk
@@ -17,11 +23,15 @@ import { fork } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 
-const [contender, streamsArg, portArg, rateArg, warmArg, windowArg] = process.argv.slice(2);
+const [contender, streamsArg, portsArg, rateArg, warmArg, windowArg] = process.argv.slice(2);
 const streams = Number(streamsArg);
-const port = Number(portArg);
+const ports = portsArg.split(',').map(Number);
+const port = ports[0];
 const rate = Number(rateArg);
+const profilePath = process.env.SCALE_CPU_PROFILE;
 const gc = globalThis.gc;
 if (typeof gc !== 'function') throw new Error('run with node --expose-gc');
 
@@ -29,7 +39,7 @@ const libraryUrl = process.env.BENCH_LIB
   ? pathToFileURL(process.env.BENCH_LIB).href
   : new URL('../dist/esm/index.js', import.meta.url).href;
 const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
-const url = `http://127.0.0.1:${port}/v1/chat/completions`;
+const urls = ports.map((p) => `http://127.0.0.1:${p}/v1/chat/completions?rate=${rate}`);
 const requestBody = JSON.stringify({ model: 'gpt-4.1-nano', stream: true, messages: [{ role: 'user', content: 'bench' }] });
 
 let measuring = false;
@@ -40,9 +50,9 @@ const latencies = [];
 let failures = 0;
 let firstFailure;
 
-/** The per-stream record of arrivals: the time the bytes completing each event arrived. */
-function arrivals() {
-  return { times: [], next: 1, lastWasLf: false }; // event 0 is the role chunk: no content event
+/** The per-stream record of arrivals: the time the bytes completing each event arrived; and the stream's URL. */
+function arrivals(url) {
+  return { times: [], next: 1, lastWasLf: false, url }; // event 0 is the role chunk: no content event
 }
 
 /** Counts the events `chunk` completes, noting the time of each. */
@@ -84,7 +94,7 @@ function fail(error) {
  */
 function open(record, read) {
   return new Promise((resolve, reject) => {
-    const request = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (response) => {
+    const request = http.request(record.url, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (response) => {
       response.on('data', (chunk) => noteArrival(record, chunk, performance.now()));
       resolve(read(response));
     });
@@ -269,7 +279,7 @@ const rampStart = performance.now();
 for (let i = 0; i < streams && performance.now() - rampStart < RAMP_LIMIT_MS; i += BATCH) {
   const batch = [];
   for (let k = i; k < Math.min(i + BATCH, streams); k++) {
-    const record = arrivals();
+    const record = arrivals(urls[k % urls.length]);
     records.push(record);
     batch.push(spec.start(record, loaded).then((handle) => held.push(handle), fail));
   }
@@ -280,6 +290,15 @@ for (let i = 0; i < streams && performance.now() - rampStart < RAMP_LIMIT_MS; i 
 const rampSeconds = (performance.now() - rampStart) / 1000;
 
 await sleep(Number(warmArg) * 1000);
+let profiler;
+if (profilePath) {
+  profiler = new Session();
+  profiler.connect();
+  await profiler.post('Profiler.enable');
+  // 200 µs between samples (the default is 1 ms): a 5 s window of a busy process gives thousands.
+  await profiler.post('Profiler.setSamplingInterval', { interval: 200 });
+  await profiler.post('Profiler.start');
+}
 const lagStart = performance.now();
 const cpuStart = process.cpuUsage();
 measuring = true;
@@ -288,6 +307,11 @@ await sleep(windowMs);
 measuring = false;
 const cpu = process.cpuUsage(cpuStart);
 const elapsedMs = performance.now() - lagStart;
+if (profiler) {
+  const { profile } = await profiler.post('Profiler.stop');
+  writeFileSync(profilePath, JSON.stringify(profile));
+  profiler.disconnect();
+}
 
 gc();
 gc();

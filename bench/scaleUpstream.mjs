@@ -4,16 +4,32 @@
 // OpenAI's current envelope (an `obfuscation` string of random length at the end), each written as
 // it is made, with Nagle's algorithm off, as a server that flushes every event does.
 //
-// Started by bench/scale.mjs with the rate (events per second per stream) as its argument; it prints
-// `{"port":…}` on stdout once it listens. `GET /close` ends every open stream. The streams are spread evenly over the period: a timer
-// every TICK_MS writes the next event of the streams whose turn it is, so the load is steady.
+//   node bench/scaleUpstream.mjs <rate> [ports]
+//
+// Started by bench/scale.mjs with the default rate (events per second per stream) and the number of
+// ports to listen on (default 1): one client address reaches one server port from at most as many
+// ephemeral ports as /proc/sys/net/ipv4/ip_local_port_range holds (about 28,000), so a run of more
+// streams spreads them over several ports of 127.0.0.1. It prints `{"ports":[…]}` on stdout once it
+// listens on all of them. A request's `?rate=` overrides the rate for its stream (the largest count is
+// run at a lower rate, which the report says). `GET /close` ends every open stream. The streams of
+// one rate are spread evenly over its period: a timer every TICK_MS writes the next event of the
+// streams whose turn it is, so the load is steady.
 import http from 'node:http';
 
-const rate = Number(process.argv[2] ?? 2);
+const defaultRate = Number(process.argv[2] ?? 2);
+const portCount = Math.max(1, Number(process.argv[3] ?? 1));
 const TICK_MS = 10;
-const period = Math.max(1, Math.round(1000 / rate / TICK_MS)); // ticks between two events of a stream
-const slots = Array.from({ length: period }, () => new Set());
-let nextSlot = 0;
+/** Per rate: its period in ticks (between two events of a stream), a set of streams per tick, the next set to fill. */
+const schedules = new Map();
+function scheduleOf(rate) {
+  let schedule = schedules.get(rate);
+  if (schedule === undefined) {
+    const period = Math.max(1, Math.round(1000 / rate / TICK_MS));
+    schedule = { period, slots: Array.from({ length: period }, () => new Set()), nextSlot: 0 };
+    schedules.set(rate, schedule);
+  }
+  return schedule;
+}
 let streamCount = 0;
 
 const WORDS = [' the', ' stream', ' token', ' model', ' reply', ' and', ' of', ' to', ' a', ' in', '.', ',', ' is', ' it'];
@@ -35,18 +51,21 @@ function event(id, delta) {
   );
 }
 
-const server = http.createServer((request, response) => {
+/** Answers one request: a stream, or /close. */
+function answer(request, response) {
   request.resume();
   if (request.url === '/close') {
     // The end of a measurement: this side ends every stream, so that the closed connections wait
     // out TIME_WAIT here, not on the client's ephemeral ports (the next measurement needs them).
     let closed = 0;
-    for (const slot of slots)
-      for (const stream of slot) {
-        stream.response.end();
-        closed++;
+    for (const { slots } of schedules.values())
+      for (const slot of slots) {
+        for (const stream of slot) {
+          stream.response.end();
+          closed++;
+        }
+        slot.clear();
       }
-    for (const slot of slots) slot.clear();
     response.end(JSON.stringify({ closed }));
     return;
   }
@@ -55,24 +74,34 @@ const server = http.createServer((request, response) => {
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   response.write(event(id, '{"role":"assistant","content":"","refusal":null}'));
   const stream = { response, id };
-  const slot = slots[nextSlot];
-  nextSlot = (nextSlot + 1) % period;
+  const asked = Number(new URL(request.url, 'http://upstream').searchParams.get('rate'));
+  const schedule = scheduleOf(asked > 0 ? asked : defaultRate);
+  const slot = schedule.slots[schedule.nextSlot];
+  schedule.nextSlot = (schedule.nextSlot + 1) % schedule.period;
   slot.add(stream);
   response.on('close', () => slot.delete(stream));
-});
-server.keepAliveTimeout = 0;
-server.maxConnections = Infinity;
+}
 
 let tick = 0;
 setInterval(() => {
-  const slot = slots[tick++ % period];
-  for (const { response, id } of slot)
-    response.write(event(id, `{"content":${JSON.stringify(WORDS[Math.floor(random() * WORDS.length)])}}`));
+  for (const { period, slots } of schedules.values())
+    for (const { response, id } of slots[tick % period])
+      response.write(event(id, `{"content":${JSON.stringify(WORDS[Math.floor(random() * WORDS.length)])}}`));
+  tick++;
 }, TICK_MS);
 
-server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => {
-  process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`);
-});
+/** Listens on one more free port of 127.0.0.1; every port serves the same streams (one /close ends them all). */
+const listen = () =>
+  new Promise((resolve, reject) => {
+    const server = http.createServer(answer);
+    server.keepAliveTimeout = 0;
+    server.maxConnections = Infinity;
+    server.once('error', reject);
+    server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => resolve(server.address().port));
+  });
+const ports = [];
+for (let i = 0; i < portCount; i++) ports.push(await listen());
+process.stdout.write(`${JSON.stringify({ ports })}\n`);
 // The benchmark ends it; and should the benchmark die first, its end of the pipe closes.
 process.stdin.on('end', () => process.exit(0));
 process.stdin.resume();

@@ -7,15 +7,18 @@
 // input of the same shape (1/20 of the x1 size) at the same chunk size, then on the real input
 // until the runs add up to warmMs (or warmRuns runs); open one more stream of it,
 // fed most of the small input, and leave it open (`hold`); then the timed runs, each after a
-// young-generation GC (not timed); then the memory runs. Every result is checked against the
+// young-generation GC (not timed); then, in the cells compare.mjs names (`cold`), the cold runs: a
+// full GC, the process idle for a while, then one timed run, the floor and the library in turn, as a
+// serving process meets the first reply after a quiet spell; then the memory runs. Every result is checked against the
 // workload's expected text and argument lengths; a contender that disagrees or throws is reported
 // as an error.
 import { parentPort, workerData } from 'node:worker_threads';
 import v8 from 'node:v8';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { WORKLOADS, chunk } from './workloads.mjs';
 import { CONTENDERS, MEMORY_CONTENDERS, BudgetExceeded } from './contenders.mjs';
 
-const { workload, scale, sizeScale, chunkSizes, exclude, overBudgetAtX1, params, only, memory: memoryRuns } = workerData;
+const { workload, scale, sizeScale, chunkSizes, exclude, overBudgetAtX1, params, only, memory: memoryRuns, cold } = workerData;
 // The contenders this worker measures (compare.mjs gives each one a worker of its own).
 const MINE = CONTENDERS.filter((c) => only === undefined || only.includes(c.name));
 const { runs, minMs, maxRuns, budgetMs, capMs, maxChunks, fullGc, warmMs, warmRuns } = params;
@@ -204,6 +207,27 @@ for (const chunkSize of chunkSizes) {
       if (r.status !== 'ok' || enough) active.splice(active.indexOf(contender), 1);
     }
   }
+  // The cold start: the first reply after a full GC in a process that was quiet in between. A full GC
+  // drops the hidden classes only dead objects had and the optimized code that depends on them, so
+  // this run pays for what a warm one finds ready. The contenders named in `cold.contenders` that ran
+  // without fault, in turn (the order alternating), `cold.rounds` times each.
+  const coldSamples = {};
+  if (cold?.sizes.includes(chunkSize)) {
+    const coldOnes = MINE.filter((c) => cold.contenders.includes(c.name) && results[c.name].status === 'ok');
+    for (let round = 0; round < cold.rounds && coldOnes.length; round++) {
+      for (const contender of round % 2 ? [...coldOnes].reverse() : coldOnes) {
+        gc();
+        await sleep(cold.idleMs);
+        try {
+          const run = await runOnce(contender, chunks, data.expected, data.events, 'cold', chunkSize);
+          if (!run.budget) (coldSamples[contender.name] ??= []).push(run.ms);
+        } catch (error) {
+          results[contender.name].status = 'error';
+          results[contender.name].error = `cold run: ${String(error?.stack ?? error)}`;
+        }
+      }
+    }
+  }
   // Dropped here, so that the memory runs below do not count the streams held open for the timings.
   held = []; // eslint-disable-line no-useless-assignment
   for (const r of Object.values(results)) if (r.status === 'ok') r.median = median(r.samples);
@@ -220,6 +244,6 @@ for (const chunkSize of chunkSizes) {
       memory[name] = { error: String(error?.stack ?? error) };
     }
   }
-  post({ type: 'cell', chunkSize, chunks: chunks.length, results, memory });
+  post({ type: 'cell', chunkSize, chunks: chunks.length, results, memory, cold: coldSamples });
 }
 post({ type: 'end' });
