@@ -1,4 +1,4 @@
-import { Observable, OperatorFunction } from 'rxjs';
+import { Observable, OperatorFunction, Subscriber } from 'rxjs';
 import { CompletionTracker } from './CompletionTracker.js';
 import { withEstimatedUsage } from './estimateTokenUsage.js';
 import { isCompletionSnapshot } from './isCompletionSnapshot.js';
@@ -31,51 +31,74 @@ export function foldCompletion(
   estimate: boolean,
   settle?: Settle,
 ): OperatorFunction<ChatEvent, Completion | CompletionSnapshot> {
-  const estimated = <C extends Completion | CompletionSnapshot>(completion: C): C =>
-    estimate ? withEstimatedUsage(completion) : completion;
   return (source) =>
     new Observable<Completion | CompletionSnapshot>((subscriber) => {
       // Per subscription, so that a resubscribe (retry, repeat) folds afresh.
-      const tracker = new CompletionTracker();
-      const fail = (error: unknown, own: boolean): void => {
-        if (error instanceof LlmStreamError && (own || !isCompletionSnapshot(error.partial))) error.partial = estimated(tracker.snapshot());
-        subscriber.error(error);
-      };
-      subscribeLinked(source, subscriber, {
-        next(event) {
-          tracker.apply(event);
-          if (mode === 'scan') subscriber.next(estimated(tracker.snapshot()));
-        },
-        error: (error) => fail(error, false),
-        complete() {
-          if (mode === 'scan' && tracker.finished) {
-            subscriber.complete();
-            return;
-          }
-          let result: Completion | Promise<Completion>;
-          try {
-            const completion = estimated(tracker.complete());
-            result = settle === undefined || mode === 'scan' ? completion : settle(completion);
-          } catch (error) {
-            fail(error, true); // the tracker's own StreamClosedEarlyError, or the settle step's error
-            return;
-          }
-          if (!(result instanceof Promise)) {
-            if (mode === 'reduce') subscriber.next(result);
-            return subscriber.complete();
-          }
-          // An asynchronous check: nothing is emitted once the subscriber has left.
-          result.then(
-            (settled) => {
-              if (subscriber.closed) return;
-              subscriber.next(settled);
-              subscriber.complete();
-            },
-            (error: unknown) => {
-              if (!subscriber.closed) fail(error, true);
-            },
-          );
-        },
-      });
+      subscribeLinked(source, subscriber, new CompletionFold(subscriber, mode, estimate, settle));
     });
+}
+
+/**
+ * One subscription's fold and its handlers, in one object: a gateway holds one per open reply, and
+ * a closure per handler with their shared context took several times its size.
+ */
+class CompletionFold {
+  readonly #tracker = new CompletionTracker();
+
+  constructor(
+    readonly subscriber: Subscriber<Completion | CompletionSnapshot>,
+    readonly mode: 'reduce' | 'scan',
+    readonly estimate: boolean,
+    readonly settle: Settle | undefined,
+  ) {}
+
+  next(event: ChatEvent): void {
+    this.#tracker.apply(event);
+    if (this.mode === 'scan') this.subscriber.next(this.#estimated(this.#tracker.snapshot()));
+  }
+
+  error(error: unknown): void {
+    this.#fail(error, false);
+  }
+
+  complete(): void {
+    const { subscriber, mode, settle } = this;
+    if (mode === 'scan' && this.#tracker.finished) {
+      subscriber.complete();
+      return;
+    }
+    let result: Completion | Promise<Completion>;
+    try {
+      const completion = this.#estimated(this.#tracker.complete());
+      result = settle === undefined || mode === 'scan' ? completion : settle(completion);
+    } catch (error) {
+      this.#fail(error, true); // the tracker's own StreamClosedEarlyError, or the settle step's error
+      return;
+    }
+    if (!(result instanceof Promise)) {
+      if (mode === 'reduce') subscriber.next(result);
+      return subscriber.complete();
+    }
+    // An asynchronous check: nothing is emitted once the subscriber has left.
+    result.then(
+      (settled) => {
+        if (subscriber.closed) return;
+        subscriber.next(settled);
+        subscriber.complete();
+      },
+      (error: unknown) => {
+        if (!subscriber.closed) this.#fail(error, true);
+      },
+    );
+  }
+
+  #estimated<C extends Completion | CompletionSnapshot>(completion: C): C {
+    return this.estimate ? withEstimatedUsage(completion) : completion;
+  }
+
+  #fail(error: unknown, own: boolean): void {
+    if (error instanceof LlmStreamError && (own || !isCompletionSnapshot(error.partial)))
+      error.partial = this.#estimated(this.#tracker.snapshot());
+    this.subscriber.error(error);
+  }
 }

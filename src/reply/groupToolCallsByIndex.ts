@@ -1,4 +1,4 @@
-import { Observable, OperatorFunction } from 'rxjs';
+import { Observable, OperatorFunction, Subscriber } from 'rxjs';
 import { CallAssembler, CallState } from './CallAssembler.js';
 import { PartialJson, PartialJsonOptions } from '../json/PartialJson.js';
 import { ChatEvent, ToolCall, ToolCallDeltaEvent } from '../types/events.js';
@@ -74,66 +74,86 @@ export function groupToolCallsByIndex(options: GroupToolCallsByIndexOptions = {}
     options.previews === true ? {} : options.previews === false || options.previews === undefined ? undefined : options.previews;
   return (source) =>
     new Observable<ChatEvent>((subscriber) => {
-      const calls = new CallAssembler();
-      // One reader per open call, kept here: the assembler serves trackers that pay for no preview.
-      const previews = previewOptions === undefined ? undefined : new Map<number, Map<number, PartialJson>>();
-      // What the provider sent with each call that no field names: the call it emits carries it too.
-      let metadata: CallMetadata | undefined;
-      const closed = (choice: number, call: ToolCall): ToolCall => (metadata === undefined ? call : metadata.shownOne(choice, call));
-      const withCall = (event: ToolCallDeltaEvent, state: CallState): ToolCallDeltaEvent => {
-        const call = { id: state.id ?? null, name: state.name ?? null, arguments: state.arguments };
-        if (previews === undefined) return deltaWithCall(event, call);
-        const reader = previewReader(previews, event.choice, event.index, previewOptions);
-        reader.push(event.arguments);
-        const preview = reader.value;
-        return deltaWithCall(event, preview === undefined ? call : { id: call.id, name: call.name, arguments: call.arguments, preview });
-      };
-      subscribeLinked(source, subscriber, {
-        next(event) {
-          // Text passes straight through: nearly every event of a reply is one.
-          if (event.type === 'content') {
-            subscriber.next(event);
-            return;
-          }
-          switch (event.type) {
-            case 'tool-call':
-            case 'tool-call-incomplete':
-              return; // ours to emit; an upstream copy would be a duplicate
-            case 'tool-call-delta':
-              subscriber.next(withCall(event, calls.addFragment(event)));
-              return;
-            case 'tool-call-end': {
-              const call = calls.end(event.choice, event.index);
-              if (call !== undefined) {
-                previews?.get(event.choice)?.delete(call.index); // a closed call gets no more fragments
-                subscriber.next({ type: 'tool-call', choice: event.choice, call: closed(event.choice, call) });
-              }
-              subscriber.next(event);
-              return;
-            }
-            case 'finish': {
-              const finished = calls.finish(event.choice, event.reason);
-              for (const { choice, call } of finished.closed) {
-                previews?.get(choice)?.delete(call.index);
-                subscriber.next({ type: 'tool-call', choice, call: closed(choice, call) });
-              }
-              for (const { choice, call } of finished.incomplete) {
-                previews?.get(choice)?.delete(call.index);
-                subscriber.next({ type: 'tool-call-incomplete', choice, call });
-              }
-              subscriber.next(event);
-              return;
-            }
-            case 'provider-metadata':
-              if (event.call !== undefined) (metadata ??= new CallMetadata()).apply(event);
-              subscriber.next(event);
-              return;
-            default:
-              subscriber.next(event);
-          }
-        },
-      });
+      subscribeLinked(source, subscriber, new ToolCallGrouper(subscriber, previewOptions));
     });
+}
+
+/**
+ * One subscription's state and its handlers, in one object: a gateway holds one per open reply, and
+ * a closure per handler with their shared context took several times its size.
+ */
+class ToolCallGrouper {
+  readonly #calls = new CallAssembler();
+  /** One reader per open call, kept here: the assembler serves trackers that pay for no preview. */
+  readonly #previews: Map<number, Map<number, PartialJson>> | undefined;
+  /** What the provider sent with each call that no field names: the call it emits carries it too. */
+  #metadata: CallMetadata | undefined = undefined;
+
+  constructor(
+    readonly subscriber: Subscriber<ChatEvent>,
+    readonly previewOptions: PartialJsonOptions | undefined,
+  ) {
+    this.#previews = previewOptions === undefined ? undefined : new Map();
+  }
+
+  next(event: ChatEvent): void {
+    const subscriber = this.subscriber;
+    // Text passes straight through: nearly every event of a reply is one.
+    if (event.type === 'content') {
+      subscriber.next(event);
+      return;
+    }
+    switch (event.type) {
+      case 'tool-call':
+      case 'tool-call-incomplete':
+        return; // ours to emit; an upstream copy would be a duplicate
+      case 'tool-call-delta':
+        subscriber.next(this.#withCall(event, this.#calls.addFragment(event)));
+        return;
+      case 'tool-call-end': {
+        const call = this.#calls.end(event.choice, event.index);
+        if (call !== undefined) {
+          this.#previews?.get(event.choice)?.delete(call.index); // a closed call gets no more fragments
+          subscriber.next({ type: 'tool-call', choice: event.choice, call: this.#closed(event.choice, call) });
+        }
+        subscriber.next(event);
+        return;
+      }
+      case 'finish': {
+        const finished = this.#calls.finish(event.choice, event.reason);
+        for (const { choice, call } of finished.closed) {
+          this.#previews?.get(choice)?.delete(call.index);
+          subscriber.next({ type: 'tool-call', choice, call: this.#closed(choice, call) });
+        }
+        for (const { choice, call } of finished.incomplete) {
+          this.#previews?.get(choice)?.delete(call.index);
+          subscriber.next({ type: 'tool-call-incomplete', choice, call });
+        }
+        subscriber.next(event);
+        return;
+      }
+      case 'provider-metadata':
+        if (event.call !== undefined) (this.#metadata ??= new CallMetadata()).apply(event);
+        subscriber.next(event);
+        return;
+      default:
+        subscriber.next(event);
+    }
+  }
+
+  #closed(choice: number, call: ToolCall): ToolCall {
+    return this.#metadata === undefined ? call : this.#metadata.shownOne(choice, call);
+  }
+
+  #withCall(event: ToolCallDeltaEvent, state: CallState): ToolCallDeltaEvent {
+    const call = { id: state.id ?? null, name: state.name ?? null, arguments: state.arguments };
+    const previews = this.#previews;
+    if (previews === undefined) return deltaWithCall(event, call);
+    const reader = previewReader(previews, event.choice, event.index, this.previewOptions);
+    reader.push(event.arguments);
+    const preview = reader.value;
+    return deltaWithCall(event, preview === undefined ? call : { id: call.id, name: call.name, arguments: call.arguments, preview });
+  }
 }
 
 function previewReader(

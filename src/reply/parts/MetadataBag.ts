@@ -14,13 +14,19 @@ import type { JsonValue, ProviderMetadata } from '../../types/replyParts.js';
  * ```
  */
 export class MetadataBag {
-  readonly #providers = new Map<string, { fields: Map<string, JsonValue>; items: JsonValue[] | undefined; capped: boolean }>();
+  /**
+   * Per provider, its fields and items. Plain objects, not maps: a reply holds one bag or more, most
+   * with one provider and a field or two, where an empty `Map` alone is 150 bytes. Keys are defined,
+   * never assigned: a key `__proto__` is a field like any other, not the object's prototype.
+   */
+  readonly #providers: { [provider: string]: ProviderEntry } = {};
   #cached: ProviderMetadata | undefined = undefined;
 
   apply(event: ProviderMetadataEvent): void {
-    let bag = this.#providers.get(event.provider);
-    if (bag === undefined) this.#providers.set(event.provider, (bag = { fields: new Map(), items: undefined, capped: false }));
-    if (event.fields !== undefined) for (const key of Object.keys(event.fields)) bag.fields.set(key, event.fields[key]!);
+    let bag = Object.hasOwn(this.#providers, event.provider) ? this.#providers[event.provider] : undefined;
+    if (bag === undefined) define(this.#providers, event.provider, (bag = { fields: {}, items: undefined, capped: false }));
+    const fields = event.fields;
+    if (fields !== undefined) for (const key of Object.keys(fields)) define(bag.fields, key, fields[key]!);
     if (event.items !== undefined) for (const item of event.items) (bag.items ??= []).push(item);
     if (event.capped === true) bag.capped = true;
     this.#cached = undefined;
@@ -29,14 +35,25 @@ export class MetadataBag {
   view(): ProviderMetadata {
     if (this.#cached !== undefined) return this.#cached;
     const view: { [provider: string]: { [key: string]: JsonValue } } = {};
-    for (const [provider, { fields, items, capped }] of this.#providers) {
+    for (const provider of Object.keys(this.#providers)) {
+      const { fields, items, capped } = this.#providers[provider]!;
       const shown: { [key: string]: JsonValue } = {};
-      // Defined, not assigned: a key `__proto__` is a field like any other, not the object's prototype.
-      for (const [key, value] of fields) Object.defineProperty(shown, key, { value, enumerable: true, writable: true, configurable: true });
+      for (const key of Object.keys(fields)) define(shown, key, fields[key]!);
       if (items !== undefined) shown['items'] = items.slice();
       if (capped) shown['$capped'] = true;
-      Object.defineProperty(view, provider, { value: shown, enumerable: true, writable: true, configurable: true });
+      define(view, provider, shown);
     }
     return (this.#cached = view);
   }
+}
+
+interface ProviderEntry {
+  readonly fields: { [key: string]: JsonValue };
+  items: JsonValue[] | undefined;
+  capped: boolean;
+}
+
+/** `target[key] = value`, as an own enumerable property whatever the key (`__proto__` included). */
+function define<T>(target: { [key: string]: T }, key: string, value: T): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
