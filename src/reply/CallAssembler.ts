@@ -52,21 +52,13 @@ export class CallAssembler {
   choice(choice: number): ChoiceCalls {
     const last = this.#last;
     if (last !== undefined && last.choice === choice) return last;
-    return (this.#last = this.#lookUp(choice, true)!);
-  }
-
-  /** The calls of `choice`, made when `make` says so. */
-  #lookUp(choice: number, make: boolean): ChoiceCalls | undefined {
-    const last = this.#last;
-    if (last !== undefined && last.choice === choice) return last;
     let calls = this.#choices?.get(choice);
-    if (calls === undefined && make) {
+    if (calls === undefined) {
       calls = new ChoiceCalls(choice);
-      if (last === undefined) return calls; // the first choice: the map waits for a second
-      const choices = (this.#choices ??= new Map([[last.choice, last]]));
-      choices.set(choice, calls);
+      // The first choice needs no map: it waits for a second.
+      if (last !== undefined) (this.#choices ??= new Map([[last.choice, last]])).set(choice, calls);
     }
-    return calls;
+    return (this.#last = calls);
   }
 
   /** Adds a fragment to its call, opening the call at its first fragment. */
@@ -106,7 +98,8 @@ export class CallAssembler {
    * token limit cut it, or as soon as another call starts.
    */
   end(choice: number, index: number): ToolCall | undefined {
-    const call = this.#lookUp(choice, false)?.get(index);
+    const last = this.#last;
+    const call = (last !== undefined && last.choice === choice ? last : this.#choices?.get(choice))?.get(index);
     if (call === undefined) throw callError(`tool call ${index} of choice ${choice} ended without starting`);
     if (call.closed !== undefined || call.ended) return undefined;
     call.ended = true;

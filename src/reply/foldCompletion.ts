@@ -44,17 +44,26 @@ export function foldCompletion(
  */
 class CompletionFold {
   readonly #tracker = new CompletionTracker();
+  readonly #subscriber: Subscriber<Completion | CompletionSnapshot>;
+  readonly #mode: 'reduce' | 'scan';
+  readonly #estimate: boolean;
+  readonly #settle: Settle | undefined;
 
   constructor(
-    readonly subscriber: Subscriber<Completion | CompletionSnapshot>,
-    readonly mode: 'reduce' | 'scan',
-    readonly estimate: boolean,
-    readonly settle: Settle | undefined,
-  ) {}
+    subscriber: Subscriber<Completion | CompletionSnapshot>,
+    mode: 'reduce' | 'scan',
+    estimate: boolean,
+    settle: Settle | undefined,
+  ) {
+    this.#subscriber = subscriber;
+    this.#mode = mode;
+    this.#estimate = estimate;
+    this.#settle = settle;
+  }
 
   next(event: ChatEvent): void {
     this.#tracker.apply(event);
-    if (this.mode === 'scan') this.subscriber.next(this.#estimated(this.#tracker.snapshot()));
+    if (this.#mode === 'scan') this.#subscriber.next(this.#estimated(this.#tracker.snapshot()));
   }
 
   error(error: unknown): void {
@@ -62,7 +71,9 @@ class CompletionFold {
   }
 
   complete(): void {
-    const { subscriber, mode, settle } = this;
+    const subscriber = this.#subscriber;
+    const mode = this.#mode;
+    const settle = this.#settle;
     if (mode === 'scan' && this.#tracker.finished) {
       subscriber.complete();
       return;
@@ -93,12 +104,12 @@ class CompletionFold {
   }
 
   #estimated<C extends Completion | CompletionSnapshot>(completion: C): C {
-    return this.estimate ? withEstimatedUsage(completion) : completion;
+    return this.#estimate ? withEstimatedUsage(completion) : completion;
   }
 
   #fail(error: unknown, own: boolean): void {
     if (error instanceof LlmStreamError && (own || !isCompletionSnapshot(error.partial)))
       error.partial = this.#estimated(this.#tracker.snapshot());
-    this.subscriber.error(error);
+    this.#subscriber.error(error);
   }
 }

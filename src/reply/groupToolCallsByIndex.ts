@@ -89,15 +89,17 @@ class ToolCallGrouper {
   /** What the provider sent with each call that no field names: the call it emits carries it too. */
   #metadata: CallMetadata | undefined = undefined;
 
-  constructor(
-    readonly subscriber: Subscriber<ChatEvent>,
-    readonly previewOptions: PartialJsonOptions | undefined,
-  ) {
+  readonly #subscriber: Subscriber<ChatEvent>;
+  readonly #previewOptions: PartialJsonOptions | undefined;
+
+  constructor(subscriber: Subscriber<ChatEvent>, previewOptions: PartialJsonOptions | undefined) {
+    this.#subscriber = subscriber;
+    this.#previewOptions = previewOptions;
     this.#previews = previewOptions === undefined ? undefined : new Map();
   }
 
   next(event: ChatEvent): void {
-    const subscriber = this.subscriber;
+    const subscriber = this.#subscriber;
     // Text passes straight through: nearly every event of a reply is one.
     if (event.type === 'content') {
       subscriber.next(event);
@@ -116,8 +118,7 @@ class ToolCallGrouper {
           this.#previews?.get(event.choice)?.delete(call.index); // a closed call gets no more fragments
           subscriber.next({ type: 'tool-call', choice: event.choice, call: this.#closed(event.choice, call) });
         }
-        subscriber.next(event);
-        return;
+        break;
       }
       case 'finish': {
         const finished = this.#calls.finish(event.choice, event.reason);
@@ -129,16 +130,13 @@ class ToolCallGrouper {
           this.#previews?.get(choice)?.delete(call.index);
           subscriber.next({ type: 'tool-call-incomplete', choice, call });
         }
-        subscriber.next(event);
-        return;
+        break;
       }
       case 'provider-metadata':
         if (event.call !== undefined) (this.#metadata ??= new CallMetadata()).apply(event);
-        subscriber.next(event);
-        return;
-      default:
-        subscriber.next(event);
     }
+    // The event itself, after the calls it closed.
+    subscriber.next(event);
   }
 
   #closed(choice: number, call: ToolCall): ToolCall {
@@ -149,7 +147,7 @@ class ToolCallGrouper {
     const call = { id: state.id ?? null, name: state.name ?? null, arguments: state.arguments };
     const previews = this.#previews;
     if (previews === undefined) return deltaWithCall(event, call);
-    const reader = previewReader(previews, event.choice, event.index, this.previewOptions);
+    const reader = previewReader(previews, event.choice, event.index, this.#previewOptions);
     reader.push(event.arguments);
     const preview = reader.value;
     return deltaWithCall(event, preview === undefined ? call : { id: call.id, name: call.name, arguments: call.arguments, preview });
