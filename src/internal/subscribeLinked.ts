@@ -1,4 +1,4 @@
-import { Observable, Subscriber, Subscription } from 'rxjs';
+import { Observable, Subscriber, Subscription, UnsubscriptionError } from 'rxjs';
 
 /** The handlers an operator of this library gives its source. */
 interface UpstreamHandlers<T> {
@@ -22,9 +22,7 @@ interface UpstreamHandlers<T> {
  * swallowed and never left to escape into the producer.
  */
 export function subscribeLinked<T>(source: Observable<T>, downstream: Subscriber<unknown>, handlers: UpstreamHandlers<T>): void {
-  const link = new Link(downstream, handlers);
-  downstream.add(link);
-  source.subscribe(link);
+  source.subscribe(new Link(downstream, handlers));
 }
 
 /**
@@ -37,11 +35,21 @@ class Link<T> extends Subscription {
   #current: UpstreamHandlers<T> | undefined;
   #stopped = false;
   readonly #downstream: Subscriber<unknown>;
+  /**
+   * The link of the operator above this one, when that operator is of this library too: held here
+   * rather than added with `add`, which would give every link of a pipeline a finalizer array of its
+   * own (RxJS grows its first push to 17 slots) for the one subscription most links ever hold.
+   */
+  #upstream: Link<unknown> | undefined = undefined;
 
   constructor(downstream: Subscriber<unknown>, handlers: UpstreamHandlers<T>) {
     super();
     this.#downstream = downstream;
     this.#current = handlers;
+    // As `downstream.add(this)` would, when `downstream` is a link that holds no upstream yet: the
+    // first finalizer added is the first run, and a closed downstream ends this link at once.
+    if (downstream instanceof Link && downstream.#upstream === undefined && !downstream.closed) downstream.#upstream = this;
+    else downstream.add(this);
   }
 
   next(value: T): void {
@@ -73,8 +81,32 @@ class Link<T> extends Subscription {
   }
 
   override unsubscribe(): void {
+    if (this.closed) return;
     this.#current = undefined;
-    super.unsubscribe();
+    // Off the downstream link that holds this one, as RxJS takes a closed subscription off its parents.
+    const downstream = this.#downstream;
+    if (downstream instanceof Link && downstream.#upstream === this) downstream.#upstream = undefined;
+    const upstream = this.#upstream;
+    if (upstream === undefined) {
+      super.unsubscribe();
+      return;
+    }
+    // The upstream link was this link's first finalizer: it ends first, and an error it throws does
+    // not stop the others, which are then thrown together, as RxJS does with the finalizers it holds.
+    this.#upstream = undefined;
+    let errors: unknown[] | undefined;
+    try {
+      upstream.unsubscribe();
+    } catch (error) {
+      errors = error instanceof UnsubscriptionError ? [...error.errors] : [error];
+    }
+    try {
+      super.unsubscribe();
+    } catch (error) {
+      if (errors === undefined) throw error;
+      errors.push(...(error instanceof UnsubscriptionError ? error.errors : [error]));
+    }
+    if (errors !== undefined) throw new UnsubscriptionError(errors);
   }
 
   #fail(error: unknown): void {
