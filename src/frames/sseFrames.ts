@@ -1,4 +1,4 @@
-import { Observable, OperatorFunction } from 'rxjs';
+import { Observable, OperatorFunction, Subscriber } from 'rxjs';
 import { SseFrame, SseParser, SseParserOptions } from './SseParser.js';
 import { subscribeLinked } from '../internal/subscribeLinked.js';
 
@@ -36,13 +36,30 @@ export function sseFrames(options: SseParserOptions = {}): OperatorFunction<stri
   return (source) =>
     new Observable<SseFrame>((subscriber) => {
       // Per subscription, so that a resubscribe starts with an empty line buffer and no last id.
-      const parser = new SseParser((frame) => subscriber.next(frame), options);
-      subscribeLinked(source, subscriber, {
-        next: (text) => parser.push(text),
-        complete() {
-          parser.end();
-          subscriber.complete();
-        },
-      });
+      subscribeLinked(source, subscriber, new FramingHandlers(subscriber, options));
     });
+}
+
+/**
+ * What `sseFrames` does with each piece of text of one subscription. An object with methods, and the
+ * subscriber's own `next` bound, rather than closures: closures would keep their scopes alive as long
+ * as the stream is open, and with them the source observable and every observable above it.
+ */
+class FramingHandlers {
+  readonly #parser: SseParser;
+  readonly #subscriber: Subscriber<SseFrame>;
+
+  constructor(subscriber: Subscriber<SseFrame>, options: SseParserOptions) {
+    this.#parser = new SseParser(subscriber.next.bind(subscriber), options);
+    this.#subscriber = subscriber;
+  }
+
+  next(text: string): void {
+    this.#parser.push(text);
+  }
+
+  complete(): void {
+    this.#parser.end();
+    this.#subscriber.complete();
+  }
 }

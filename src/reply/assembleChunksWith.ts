@@ -1,6 +1,6 @@
-import { Observable, OperatorFunction } from 'rxjs';
+import { Observable, OperatorFunction, Subscriber } from 'rxjs';
 import { SseFrame } from '../frames/SseParser.js';
-import { DialectFactory, DialectOptions } from '../dialects/Dialect.js';
+import { DialectFactory, DialectOptions, DialectParser } from '../dialects/Dialect.js';
 import { ChatEvent } from '../types/events.js';
 import { subscribeLinked } from '../internal/subscribeLinked.js';
 
@@ -38,13 +38,30 @@ export function assembleChunksWith(dialect: DialectFactory, options: DialectOpti
   return (source) =>
     new Observable<ChatEvent>((subscriber) => {
       // Per subscription, so that a resubscribe (retry, repeat) reads a new stream from its start.
-      const parser = dialect((event) => subscriber.next(event), options);
-      subscribeLinked(source, subscriber, {
-        next: (frame) => parser.push(frame),
-        complete() {
-          parser.end();
-          subscriber.complete();
-        },
-      });
+      subscribeLinked(source, subscriber, new AssemblingHandlers(dialect(subscriber.next.bind(subscriber), options), subscriber));
     });
+}
+
+/**
+ * What `assembleChunksWith` does with each frame of one subscription. An object with methods, and the
+ * subscriber's own `next` bound, rather than closures: closures would keep their scopes alive as long
+ * as the stream is open, and with them the source observable and every observable above it.
+ */
+class AssemblingHandlers {
+  readonly #parser: DialectParser;
+  readonly #subscriber: Subscriber<ChatEvent>;
+
+  constructor(parser: DialectParser, subscriber: Subscriber<ChatEvent>) {
+    this.#parser = parser;
+    this.#subscriber = subscriber;
+  }
+
+  next(frame: SseFrame): void {
+    this.#parser.push(frame);
+  }
+
+  complete(): void {
+    this.#parser.end();
+    this.#subscriber.complete();
+  }
 }
