@@ -161,15 +161,15 @@ export class LineSplitter {
   }
 
   #checkLength(length: number): void {
-    if (length > this.#maxLineLength) throw this.#lineTooLong(this.lineCount + 1);
-  }
-
-  #lineTooLong(line: number): Error {
-    if (this.#tooLong !== undefined) return this.#tooLong(line);
-    if (this.#sink.tooLong !== undefined) return this.#sink.tooLong(line);
-    return new ProtocolError(`line ${line} is too long: more than ${this.#maxLineLength} characters`, {
-      reason: 'too-large',
-      position: { line },
-    });
+    if (length <= this.#maxLineLength) return;
+    const line = this.lineCount + 1;
+    throw (
+      this.#tooLong?.(line) ??
+      this.#sink.tooLong?.(line) ??
+      new ProtocolError(`line ${line} is too long: more than ${this.#maxLineLength} characters`, {
+        reason: 'too-large',
+        position: { line },
+      })
+    );
   }
 }

@@ -1,6 +1,6 @@
-import { Observable, OperatorFunction, Subscriber } from 'rxjs';
+import { Observable, OperatorFunction } from 'rxjs';
 import { SseFrame, SseParser, SseParserOptions } from './SseParser.js';
-import { subscribeLinked } from '../internal/subscribeLinked.js';
+import { ParserHandlers, subscribeLinked } from '../internal/subscribeLinked.js';
 
 /**
  * Parses text into server-sent events, following the event-stream interpretation of the WHATWG
@@ -35,31 +35,8 @@ import { subscribeLinked } from '../internal/subscribeLinked.js';
 export function sseFrames(options: SseParserOptions = {}): OperatorFunction<string, SseFrame> {
   return (source) =>
     new Observable<SseFrame>((subscriber) => {
-      // Per subscription, so that a resubscribe starts with an empty line buffer and no last id.
-      subscribeLinked(source, subscriber, new FramingHandlers(subscriber, options));
+      // Per subscription, so that a resubscribe starts with an empty line buffer and no last id. The
+      // subscriber's own `next`, bound, and no closure: see `ParserHandlers`.
+      subscribeLinked(source, subscriber, new ParserHandlers(new SseParser(subscriber.next.bind(subscriber), options), subscriber));
     });
-}
-
-/**
- * What `sseFrames` does with each piece of text of one subscription. An object with methods, and the
- * subscriber's own `next` bound, rather than closures: closures would keep their scopes alive as long
- * as the stream is open, and with them the source observable and every observable above it.
- */
-class FramingHandlers {
-  readonly #parser: SseParser;
-  readonly #subscriber: Subscriber<SseFrame>;
-
-  constructor(subscriber: Subscriber<SseFrame>, options: SseParserOptions) {
-    this.#parser = new SseParser(subscriber.next.bind(subscriber), options);
-    this.#subscriber = subscriber;
-  }
-
-  next(text: string): void {
-    this.#parser.push(text);
-  }
-
-  complete(): void {
-    this.#parser.end();
-    this.#subscriber.complete();
-  }
 }

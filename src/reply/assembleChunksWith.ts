@@ -1,8 +1,8 @@
-import { Observable, OperatorFunction, Subscriber } from 'rxjs';
+import { Observable, OperatorFunction } from 'rxjs';
 import { SseFrame } from '../frames/SseParser.js';
-import { DialectFactory, DialectOptions, DialectParser } from '../dialects/Dialect.js';
+import { DialectFactory, DialectOptions } from '../dialects/Dialect.js';
 import { ChatEvent } from '../types/events.js';
-import { subscribeLinked } from '../internal/subscribeLinked.js';
+import { ParserHandlers, subscribeLinked } from '../internal/subscribeLinked.js';
 
 /**
  * Turns the frames of a streamed chat completion into `ChatEvent`s with the one dialect it is given:
@@ -37,31 +37,8 @@ import { subscribeLinked } from '../internal/subscribeLinked.js';
 export function assembleChunksWith(dialect: DialectFactory, options: DialectOptions = {}): OperatorFunction<SseFrame, ChatEvent> {
   return (source) =>
     new Observable<ChatEvent>((subscriber) => {
-      // Per subscription, so that a resubscribe (retry, repeat) reads a new stream from its start.
-      subscribeLinked(source, subscriber, new AssemblingHandlers(dialect(subscriber.next.bind(subscriber), options), subscriber));
+      // Per subscription, so that a resubscribe (retry, repeat) reads a new stream from its start. The
+      // subscriber's own `next`, bound, and no closure: see `ParserHandlers`.
+      subscribeLinked(source, subscriber, new ParserHandlers(dialect(subscriber.next.bind(subscriber), options), subscriber));
     });
-}
-
-/**
- * What `assembleChunksWith` does with each frame of one subscription. An object with methods, and the
- * subscriber's own `next` bound, rather than closures: closures would keep their scopes alive as long
- * as the stream is open, and with them the source observable and every observable above it.
- */
-class AssemblingHandlers {
-  readonly #parser: DialectParser;
-  readonly #subscriber: Subscriber<ChatEvent>;
-
-  constructor(parser: DialectParser, subscriber: Subscriber<ChatEvent>) {
-    this.#parser = parser;
-    this.#subscriber = subscriber;
-  }
-
-  next(frame: SseFrame): void {
-    this.#parser.push(frame);
-  }
-
-  complete(): void {
-    this.#parser.end();
-    this.#subscriber.complete();
-  }
 }

@@ -338,7 +338,7 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
     if (isJsonObject(message)) {
       // A whole message and no delta: the reply in one chunk, read as one delta. After output of this
       // choice it is that output repeated whole (Perplexity's last chunk), already read.
-      if (!this.hasBegun(index) && !this.strict) {
+      if (!this.begunChoices().includes(index) && !this.strict) {
         this.readDelta(message, index, position);
         this.readDeltaParts(message, index, position);
       }
@@ -580,14 +580,9 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
     else if (choice !== this.firstBegun) (this.moreBegun ??= new Set()).add(choice);
   }
 
-  private hasBegun(choice: number): boolean {
-    return choice === this.firstBegun || this.moreBegun?.has(choice) === true;
-  }
-
   /** The choices that had output, in the order they began. */
   private begunChoices(): number[] {
-    if (this.firstBegun === -1) return [];
-    return this.moreBegun === undefined ? [this.firstBegun] : [this.firstBegun, ...this.moreBegun];
+    return this.firstBegun === -1 ? [] : [this.firstBegun, ...(this.moreBegun ?? [])];
   }
 
   private stateOf(choice: number): ChatChoiceState {
