@@ -30,8 +30,8 @@ export function detectDialect(payload: unknown, event?: string): string | undefi
 export class AutoDialectParser implements DialectParser {
   #parser: DialectParser | undefined = undefined;
   #frameCount = 0;
-  /** Frames that said nothing yet (a `[DONE]`, a keep-alive), replayed to the parser once chosen. */
-  #waiting: SseFrame[] = [];
+  /** Frames that said nothing yet (a `[DONE]`, a keep-alive), replayed to the parser once chosen: made at the first. */
+  #waiting: SseFrame[] | undefined = undefined;
   readonly #dialects: Readonly<Record<string, DialectFactory>>;
   readonly #emit: (event: ChatEvent) => void;
   readonly #options: DialectOptions;
@@ -53,7 +53,7 @@ export class AutoDialectParser implements DialectParser {
       payload = JSON.parse(frame.data);
     } catch (cause) {
       if (frame.data === '[DONE]') {
-        this.#waiting.push(frame);
+        (this.#waiting ??= []).push(frame);
         return;
       }
       throw new ProtocolError(`frame ${this.#frameCount}: data is not JSON: ${excerpt(frame.data)}`, {
@@ -68,7 +68,7 @@ export class AutoDialectParser implements DialectParser {
         throw providerErrorFrom(payload, `frame ${this.#frameCount}`, this.#frameCount);
       }
       if (isJsonObject(payload) && payload['type'] === 'keepalive') {
-        this.#waiting.push(frame);
+        (this.#waiting ??= []).push(frame);
         return;
       }
       throw new ProtocolError(`frame ${this.#frameCount} matches no dialect: ${describePayload(payload)}`, {
@@ -81,8 +81,9 @@ export class AutoDialectParser implements DialectParser {
       throw new ProtocolError(`frame ${this.#frameCount} looks like ${name}, which is not available`, { reason: 'unknown-format' });
     }
     this.#parser = factory(this.#emit, this.#options);
-    for (const waiting of this.#waiting) this.#parser.push(waiting);
-    this.#waiting = [];
+    const waiting = this.#waiting;
+    this.#waiting = undefined;
+    if (waiting !== undefined) for (const held of waiting) this.#parser.push(held);
     // The deciding frame is already parsed: a dialect that can take the parse is spared a second one.
     this.#parser.usePreparsed?.(frame.data, payload);
     this.#parser.push(frame);
@@ -93,7 +94,7 @@ export class AutoDialectParser implements DialectParser {
       this.#parser.end();
       return;
     }
-    if (this.#waiting.length > 0) {
+    if (this.#waiting !== undefined) {
       throw new ProtocolError(
         `the stream ended after ${this.#frameCount} frame${this.#frameCount === 1 ? '' : 's'} ` +
           `that name${this.#frameCount === 1 ? 's' : ''} no dialect`,

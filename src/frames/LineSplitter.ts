@@ -20,6 +20,11 @@ const BOM = 0xfeff;
  */
 export interface LineSink {
   line(text: string, start: number, end: number): void;
+  /**
+   * Makes the error for a line longer than the splitter's limit, from its 1-based number, when the
+   * splitter was given no `tooLong`: a sink that is a class says it in a method, not a closure per instance.
+   */
+  tooLong?(line: number): Error;
 }
 
 /**
@@ -61,19 +66,15 @@ export class LineSplitter {
   /** Where each line goes. */
   readonly #sink: LineSink;
   readonly #maxLineLength: number;
-  readonly #tooLong: (line: number) => Error;
+  readonly #tooLong: ((line: number) => Error) | undefined;
 
   /**
    * @param onLine Called with each complete line, without its line end; or a `LineSink`, handed where each line lies.
    * @param maxLineLength The longest line held; past it, `tooLong` makes the error thrown.
-   * @param tooLong Makes the error for a line that is too long, from its 1-based number.
+   * @param tooLong Makes the error for a line that is too long, from its 1-based number; by default
+   *   the sink's `tooLong`, or a `ProtocolError`.
    */
-  constructor(
-    onLine: ((line: string) => void) | LineSink,
-    maxLineLength: number,
-    tooLong: (line: number) => Error = (line) =>
-      new ProtocolError(`line ${line} is too long: more than ${maxLineLength} characters`, { reason: 'too-large', position: { line } }),
-  ) {
+  constructor(onLine: ((line: string) => void) | LineSink, maxLineLength: number, tooLong?: (line: number) => Error) {
     this.#maxLineLength = maxLineLength;
     this.#tooLong = tooLong;
     this.#sink = typeof onLine === 'function' ? { line: (text, start, end) => onLine(text.slice(start, end)) } : onLine;
@@ -160,6 +161,15 @@ export class LineSplitter {
   }
 
   #checkLength(length: number): void {
-    if (length > this.#maxLineLength) throw this.#tooLong(this.lineCount + 1);
+    if (length <= this.#maxLineLength) return;
+    const line = this.lineCount + 1;
+    throw (
+      this.#tooLong?.(line) ??
+      this.#sink.tooLong?.(line) ??
+      new ProtocolError(`line ${line} is too long: more than ${this.#maxLineLength} characters`, {
+        reason: 'too-large',
+        position: { line },
+      })
+    );
   }
 }

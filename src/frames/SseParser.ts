@@ -102,15 +102,8 @@ export class SseParser implements LineSink {
     this.#onFrame = onFrame;
     this.#maxEventSize = options.maxEventSize ?? DEFAULT_MAX_EVENT_CHARS;
     this.#requireBlankLineAtEnd = options.requireBlankLineAtEnd === true;
-    this.#lines = new LineSplitter(
-      this,
-      this.#maxEventSize,
-      (line) =>
-        new ProtocolError(`line too large: more than ${this.#maxEventSize} characters at line ${line} (event ${this.#eventCount + 1})`, {
-          reason: 'too-large',
-          position: { line, event: this.#eventCount + 1 },
-        }),
-    );
+    // The parser is its own sink, and makes the too-long error in `tooLong`: no closure per stream.
+    this.#lines = new LineSplitter(this, this.#maxEventSize);
   }
 
   /** Reads one piece of text; calls `onFrame` for each event it completes. */
@@ -149,6 +142,17 @@ export class SseParser implements LineSink {
       }
       this.#dispatch();
     }
+  }
+
+  /**
+   * The error for line `line` (1-based) when it is longer than `maxEventSize`. Not for callers: the
+   * line layer asks its sink for it.
+   */
+  tooLong(line: number): Error {
+    return new ProtocolError(`line too large: more than ${this.#maxEventSize} characters at line ${line} (event ${this.#eventCount + 1})`, {
+      reason: 'too-large',
+      position: { line, event: this.#eventCount + 1 },
+    });
   }
 
   /**

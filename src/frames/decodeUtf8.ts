@@ -1,4 +1,4 @@
-import { Observable, OperatorFunction } from 'rxjs';
+import { Observable, OperatorFunction, Subscriber } from 'rxjs';
 import { Utf8Decoder, Utf8DecoderOptions } from './Utf8Decoder.js';
 import { ProtocolError } from '../errors/errors.js';
 import { subscribeLinked } from '../internal/subscribeLinked.js';
@@ -34,25 +34,40 @@ export function decodeUtf8(options: Utf8DecoderOptions = {}): OperatorFunction<U
   return (source) =>
     new Observable<string>((subscriber) => {
       // Per subscription, so that a resubscribe (retry, repeat) starts with a fresh decoder.
-      const decoder = new Utf8Decoder(options);
-      subscribeLinked(source, subscriber, {
-        next(bytes) {
-          let text: string;
-          try {
-            text = decoder.push(bytes);
-          } catch (error) {
-            // Under `fatal`, the text before the invalid bytes still arrived: pass it on, then fail.
-            if (error instanceof ProtocolError && typeof error.partial === 'string' && error.partial !== '') {
-              subscriber.next(error.partial);
-            }
-            throw error;
-          }
-          if (text !== '') subscriber.next(text);
-        },
-        complete() {
-          decoder.end();
-          subscriber.complete();
-        },
-      });
+      subscribeLinked(source, subscriber, new DecodingHandlers(new Utf8Decoder(options), subscriber));
     });
+}
+
+/**
+ * What `decodeUtf8` does with each chunk of one subscription. An object with methods rather than
+ * closures: closures would keep their scopes alive as long as the stream is open, and with them the
+ * source observable and every observable above it.
+ */
+class DecodingHandlers {
+  readonly #decoder: Utf8Decoder;
+  readonly #subscriber: Subscriber<string>;
+
+  constructor(decoder: Utf8Decoder, subscriber: Subscriber<string>) {
+    this.#decoder = decoder;
+    this.#subscriber = subscriber;
+  }
+
+  next(bytes: Uint8Array): void {
+    let text: string;
+    try {
+      text = this.#decoder.push(bytes);
+    } catch (error) {
+      // Under `fatal`, the text before the invalid bytes still arrived: pass it on, then fail.
+      if (error instanceof ProtocolError && typeof error.partial === 'string' && error.partial !== '') {
+        this.#subscriber.next(error.partial);
+      }
+      throw error;
+    }
+    if (text !== '') this.#subscriber.next(text);
+  }
+
+  complete(): void {
+    this.#decoder.end();
+    this.#subscriber.complete();
+  }
 }

@@ -1,6 +1,6 @@
 import { Observable, OperatorFunction } from 'rxjs';
 import { SseFrame, SseParser, SseParserOptions } from './SseParser.js';
-import { subscribeLinked } from '../internal/subscribeLinked.js';
+import { ParserHandlers, subscribeLinked } from '../internal/subscribeLinked.js';
 
 /**
  * Parses text into server-sent events, following the event-stream interpretation of the WHATWG
@@ -35,14 +35,8 @@ import { subscribeLinked } from '../internal/subscribeLinked.js';
 export function sseFrames(options: SseParserOptions = {}): OperatorFunction<string, SseFrame> {
   return (source) =>
     new Observable<SseFrame>((subscriber) => {
-      // Per subscription, so that a resubscribe starts with an empty line buffer and no last id.
-      const parser = new SseParser((frame) => subscriber.next(frame), options);
-      subscribeLinked(source, subscriber, {
-        next: (text) => parser.push(text),
-        complete() {
-          parser.end();
-          subscriber.complete();
-        },
-      });
+      // Per subscription, so that a resubscribe starts with an empty line buffer and no last id. The
+      // subscriber's own `next`, bound, and no closure: see `ParserHandlers`.
+      subscribeLinked(source, subscriber, new ParserHandlers(new SseParser(subscriber.next.bind(subscriber), options), subscriber));
     });
 }

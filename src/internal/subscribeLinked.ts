@@ -1,4 +1,4 @@
-import { Observable, Subscriber, Subscription } from 'rxjs';
+import { Observable, Subscriber, Subscription, UnsubscriptionError } from 'rxjs';
 
 /** The handlers an operator of this library gives its source. */
 interface UpstreamHandlers<T> {
@@ -22,9 +22,39 @@ interface UpstreamHandlers<T> {
  * swallowed and never left to escape into the producer.
  */
 export function subscribeLinked<T>(source: Observable<T>, downstream: Subscriber<unknown>, handlers: UpstreamHandlers<T>): void {
-  const link = new Link(downstream, handlers);
-  downstream.add(link);
-  source.subscribe(link);
+  source.subscribe(new Link(downstream, handlers));
+}
+
+/**
+ * The handlers of an operator that pushes every value into a parser and ends it at completion, for
+ * `subscribeLinked`: the parser's own output goes to the subscriber. An object with methods rather
+ * than closures: closures would keep their scopes alive as long as the stream is open, and with them
+ * the source observable and every observable above it.
+ *
+ * @example
+ * ```ts
+ * new Observable<SseFrame>((subscriber) => {
+ *   subscribeLinked(source, subscriber, new ParserHandlers(new SseParser(subscriber.next.bind(subscriber)), subscriber));
+ * });
+ * ```
+ */
+export class ParserHandlers<T> implements UpstreamHandlers<T> {
+  readonly #parser: { push(value: T): void; end(): void };
+  readonly #subscriber: Subscriber<unknown>;
+
+  constructor(parser: { push(value: T): void; end(): void }, subscriber: Subscriber<unknown>) {
+    this.#parser = parser;
+    this.#subscriber = subscriber;
+  }
+
+  next(value: T): void {
+    this.#parser.push(value);
+  }
+
+  complete(): void {
+    this.#parser.end();
+    this.#subscriber.complete();
+  }
 }
 
 /**
@@ -37,11 +67,21 @@ class Link<T> extends Subscription {
   #current: UpstreamHandlers<T> | undefined;
   #stopped = false;
   readonly #downstream: Subscriber<unknown>;
+  /**
+   * The link of the operator above this one, when that operator is of this library too: held here
+   * rather than added with `add`, which would give every link of a pipeline a finalizer array of its
+   * own (RxJS grows its first push to 17 slots) for the one subscription most links ever hold.
+   */
+  #upstream: Link<unknown> | undefined = undefined;
 
   constructor(downstream: Subscriber<unknown>, handlers: UpstreamHandlers<T>) {
     super();
     this.#downstream = downstream;
     this.#current = handlers;
+    // As `downstream.add(this)` would, when `downstream` is a link that holds no upstream yet: the
+    // first finalizer added is the first run, and a closed downstream ends this link at once.
+    if (downstream instanceof Link && downstream.#upstream === undefined && !downstream.closed) downstream.#upstream = this;
+    else downstream.add(this);
   }
 
   next(value: T): void {
@@ -73,8 +113,27 @@ class Link<T> extends Subscription {
   }
 
   override unsubscribe(): void {
+    if (this.closed) return;
     this.#current = undefined;
-    super.unsubscribe();
+    // Off the downstream link that holds this one, as RxJS takes a closed subscription off its parents.
+    const downstream = this.#downstream;
+    if (downstream instanceof Link && downstream.#upstream === this) downstream.#upstream = undefined;
+    const upstream = this.#upstream;
+    this.#upstream = undefined;
+    // The upstream link was this link's first finalizer: it ends first, and an error it throws does
+    // not stop the others, which are then thrown together, as RxJS does with the finalizers it holds.
+    let errors: unknown[] = [];
+    try {
+      upstream?.unsubscribe();
+    } catch (error) {
+      errors = errorsOf(error);
+    }
+    try {
+      super.unsubscribe();
+    } catch (error) {
+      errors = [...errors, ...errorsOf(error)];
+    }
+    if (errors.length > 0) throw new UnsubscriptionError(errors);
   }
 
   #fail(error: unknown): void {
@@ -88,4 +147,9 @@ class Link<T> extends Subscription {
     }
     this.unsubscribe();
   }
+}
+
+/** The errors a teardown threw, as RxJS gathers them: those of an `UnsubscriptionError`, or the one. */
+function errorsOf(error: unknown): unknown[] {
+  return error instanceof UnsubscriptionError ? error.errors : [error];
 }

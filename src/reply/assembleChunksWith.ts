@@ -2,7 +2,7 @@ import { Observable, OperatorFunction } from 'rxjs';
 import { SseFrame } from '../frames/SseParser.js';
 import { DialectFactory, DialectOptions } from '../dialects/Dialect.js';
 import { ChatEvent } from '../types/events.js';
-import { subscribeLinked } from '../internal/subscribeLinked.js';
+import { ParserHandlers, subscribeLinked } from '../internal/subscribeLinked.js';
 
 /**
  * Turns the frames of a streamed chat completion into `ChatEvent`s with the one dialect it is given:
@@ -37,14 +37,8 @@ import { subscribeLinked } from '../internal/subscribeLinked.js';
 export function assembleChunksWith(dialect: DialectFactory, options: DialectOptions = {}): OperatorFunction<SseFrame, ChatEvent> {
   return (source) =>
     new Observable<ChatEvent>((subscriber) => {
-      // Per subscription, so that a resubscribe (retry, repeat) reads a new stream from its start.
-      const parser = dialect((event) => subscriber.next(event), options);
-      subscribeLinked(source, subscriber, {
-        next: (frame) => parser.push(frame),
-        complete() {
-          parser.end();
-          subscriber.complete();
-        },
-      });
+      // Per subscription, so that a resubscribe (retry, repeat) reads a new stream from its start. The
+      // subscriber's own `next`, bound, and no closure: see `ParserHandlers`.
+      subscribeLinked(source, subscriber, new ParserHandlers(dialect(subscriber.next.bind(subscriber), options), subscriber));
     });
 }

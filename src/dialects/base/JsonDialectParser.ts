@@ -10,6 +10,12 @@ import { DialectOptions, DialectParser } from '../Dialect.js';
 import { describeValue, hasError, isIndex, path } from './payloadValues.js';
 import { providerErrorFrom } from './providerError.js';
 
+/**
+ * `judgedCalls` before the first shape is judged: frozen, as nothing is noted until `judgeShape` gives
+ * a judged shape a list of its own, and a dialect that declares what it keeps never judges one.
+ */
+const NO_CALLS: unknown[] = Object.freeze([]) as unknown as unknown[];
+
 /** The events that carry the reply itself: before the first, the base watches for text it did not read. */
 const OUTPUT_EVENTS: ReadonlySet<ChatEvent['type']> = new Set<ChatEvent['type']>([
   'content',
@@ -199,7 +205,7 @@ export abstract class JsonDialectParser implements DialectParser {
   private settledCall = 0;
   /** The shape of the payload being read, while it is judged, and what its `keepUnmapped` calls were. */
   private judged: Template | undefined = undefined;
-  private judgedCalls: unknown[] = [];
+  private judgedCalls: unknown[] = NO_CALLS;
   /** A field the judged payload keeps can differ in the next payload of its shape: no verdict. */
   private judgedChanges = false;
   private readonly unknownEvents: boolean;
@@ -211,8 +217,8 @@ export abstract class JsonDialectParser implements DialectParser {
   private unreadText: string | undefined = undefined;
   /** Emits events; until the first output event, through a guard that notes it (then the sink itself). */
   protected emit: (event: ChatEvent) => void;
-  /** Calls made so far in each choice: their count is the next dense index. */
-  private readonly callCounts = new Map<number, number>();
+  /** Calls made so far in each choice: their count is the next dense index. Made at the first call. */
+  private callCounts: Map<number, number> | undefined = undefined;
 
   /**
    * Reads each payload: chunks repeat their envelope, so after two of one shape only the values that
@@ -587,17 +593,18 @@ export abstract class JsonDialectParser implements DialectParser {
 
   /** The dense index of a new call in `choice`; more than `maxToolCalls` is a `ProtocolError`. */
   protected newCall(choice: number): number {
-    const index = this.callCounts.get(choice) ?? 0;
+    const callCounts = (this.callCounts ??= new Map());
+    const index = callCounts.get(choice) ?? 0;
     if (index >= this.maxToolCalls) {
       throw this.protocolError(`choice ${choice} makes more than ${this.maxToolCalls} tool calls`, 'too-many-tool-calls');
     }
-    this.callCounts.set(choice, index + 1);
+    callCounts.set(choice, index + 1);
     return index;
   }
 
   /** How many calls `choice` has made. */
   protected callsMade(choice: number): number {
-    return this.callCounts.get(choice) ?? 0;
+    return this.callCounts?.get(choice) ?? 0;
   }
 
   /** Emits `finish` for `choice`: `raw` normalized, and `stop` after calls promoted to `tool_calls`. */

@@ -94,9 +94,14 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
    */
   private emptyId: { readonly model: string | null } | false = false;
   private latestPredicted: number | undefined = undefined;
-  private readonly choiceStates = new Map<number, ChatChoiceState>();
-  /** Every choice that had output, and the last one (so that a reply of one choice adds it once). */
-  private readonly begun = new Set<number>();
+  /** What each choice has had beside its calls: made at the first choice that needs one (most replies: at the finish). */
+  private choiceStates: Map<number, ChatChoiceState> | undefined = undefined;
+  /**
+   * The choices that had output: the first (-1 before any), the later ones in a set made at the second
+   * (most replies have one choice), and the last one (so that a chunk of the same choice adds nothing).
+   */
+  private firstBegun = -1;
+  private moreBegun: Set<number> | undefined = undefined;
   private lastBegun = -1;
   /** A chunk said `"usage": null` and no usage came since: a stream that ends now lost its last chunk. */
   private usageOwed = false;
@@ -164,8 +169,8 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
    * between the finish and the usage, is refused.
    */
   protected override completeWithoutEndSignal(): boolean {
-    if (this.begun.size === 0 || this.usageOwed || (!this.started && this.emptyId === false)) return false;
-    for (const choice of this.begun) if (this.choiceStates.get(choice)?.finished !== true) return false;
+    if (this.firstBegun === -1 || this.usageOwed || (!this.started && this.emptyId === false)) return false;
+    for (const choice of this.begunChoices()) if (this.choiceStates?.get(choice)?.finished !== true) return false;
     return true;
   }
 
@@ -175,13 +180,13 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
    * `[DONE]` says the reply is whole; `stop`, or `tool_calls` when the choice made calls.
    */
   protected override readDone(): void {
-    for (const [choice, state] of this.choiceStates) {
+    for (const [choice, state] of this.choiceStates ?? []) {
       if (!state.audioComplete) continue;
       state.finished = true;
       this.finish(choice, 'stop');
     }
     if (!this.strict) {
-      for (const choice of this.begun) {
+      for (const choice of this.begunChoices()) {
         const state = this.stateOf(choice);
         if (state.finished) continue;
         state.finished = true;
@@ -333,7 +338,7 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
     if (isJsonObject(message)) {
       // A whole message and no delta: the reply in one chunk, read as one delta. After output of this
       // choice it is that output repeated whole (Perplexity's last chunk), already read.
-      if (!this.begun.has(index) && !this.strict) {
+      if (!this.begunChoices().includes(index) && !this.strict) {
         this.readDelta(message, index, position);
         this.readDeltaParts(message, index, position);
       }
@@ -500,11 +505,11 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
   private readAudio(delta: JsonObject, choice: number, where: string): void {
     const raw = delta['audio'];
     // No audio here, nor ever before in any choice: nothing to note (and no lookup, on every delta).
-    if (raw === undefined && this.choiceStates.size === 0) return;
+    if (raw === undefined && this.choiceStates === undefined) return;
     const audio = raw === undefined ? undefined : this.object(raw, `${where}.audio`);
     const event = audio === undefined ? undefined : audioEvent(audio, choice);
     // Read on every delta, audio or not: only the last one of a choice says how its audio ended.
-    const state = audio === undefined && !this.choiceStates.has(choice) ? undefined : this.stateOf(choice);
+    const state = audio === undefined && this.choiceStates?.has(choice) !== true ? undefined : this.stateOf(choice);
     if (state === undefined) return;
     state.endedByAudioExpiry = isAudioExpiryOnly(delta, event);
     if (event === undefined) return;
@@ -571,12 +576,19 @@ export class OpenAiChatParser extends OpenAiChatCallReader {
   private noteOutput(choice: number): void {
     if (choice === this.lastBegun) return;
     this.lastBegun = choice;
-    this.begun.add(choice);
+    if (this.firstBegun === -1) this.firstBegun = choice;
+    else if (choice !== this.firstBegun) (this.moreBegun ??= new Set()).add(choice);
+  }
+
+  /** The choices that had output, in the order they began. */
+  private begunChoices(): number[] {
+    return this.firstBegun === -1 ? [] : [this.firstBegun, ...(this.moreBegun ?? [])];
   }
 
   private stateOf(choice: number): ChatChoiceState {
-    let state = this.choiceStates.get(choice);
-    if (state === undefined) this.choiceStates.set(choice, (state = new ChatChoiceState()));
+    const choiceStates = (this.choiceStates ??= new Map());
+    let state = choiceStates.get(choice);
+    if (state === undefined) choiceStates.set(choice, (state = new ChatChoiceState()));
     return state;
   }
 }

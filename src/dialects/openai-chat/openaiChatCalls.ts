@@ -36,7 +36,8 @@ interface Fragment {
  * `callIndex`).
  */
 export abstract class OpenAiChatCallReader extends JsonDialectParser {
-  private readonly toolCalls = new Map<number, ToolCallIndex>();
+  /** Made at the first call: most replies make none, and a gateway holds thousands of streams open. */
+  private toolCalls: Map<number, ToolCallIndex> | undefined = undefined;
 
   /** Reads `choices[position].delta.tool_calls` of `choice`. */
   protected readToolCalls(toolCalls: unknown, choice: number, position: number): void {
@@ -150,10 +151,11 @@ export abstract class OpenAiChatCallReader extends JsonDialectParser {
   }
 
   private callsOf(choice: number): ToolCallIndex {
-    let calls = this.toolCalls.get(choice);
+    const toolCalls = (this.toolCalls ??= new Map());
+    let calls = toolCalls.get(choice);
     if (calls === undefined) {
       calls = new ToolCallIndex();
-      this.toolCalls.set(choice, calls);
+      toolCalls.set(choice, calls);
     }
     return calls;
   }

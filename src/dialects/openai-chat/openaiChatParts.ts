@@ -8,14 +8,19 @@ import { isIndex } from '../base/payloadValues.js';
  */
 export class ChatChoiceState {
   finished = false;
-  /** The url and span of every source emitted: a provider that repeats its list adds only the new ones. */
-  readonly sourceKeys = new Set<string>();
+  /** Made at the first source: most choices cite none. */
+  #sourceKeys: Set<string> | undefined = undefined;
   private audioParts = 0;
   /**
    * The latest delta of this choice held nothing but an audio expiry (`{"audio":{"expires_at":…}}`):
    * how an audio reply may end without a finish reason.
    */
   endedByAudioExpiry = false;
+
+  /** The url and span of every source emitted: a provider that repeats its list adds only the new ones. */
+  get sourceKeys(): Set<string> {
+    return (this.#sourceKeys ??= new Set());
+  }
 
   /** Notes the parts an audio piece had. */
   noteAudio(event: AudioEvent): void {
