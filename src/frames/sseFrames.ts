@@ -1,6 +1,7 @@
 import { Observable, OperatorFunction } from 'rxjs';
 import { SseFrame, SseParser, SseParserOptions } from './SseParser.js';
-import { ParserHandlers, subscribeLinked } from '../internal/subscribeLinked.js';
+import { ParserHandlers } from '../internal/ParserHandlers.js';
+import { subscribeLinked } from '../internal/subscribeLinked.js';
 
 /**
  * Parses text into server-sent events, following the event-stream interpretation of the WHATWG

@@ -1,7 +1,7 @@
 import { Observable, Subscriber, Subscription, UnsubscriptionError } from 'rxjs';
 
 /** The handlers an operator of this library gives its source. */
-interface UpstreamHandlers<T> {
+export interface UpstreamHandlers<T> {
   next(value: T): void;
   /** Any error that ends the stream: the source's, or one thrown by `next` or `complete`. */
   error?(error: unknown): void;
@@ -23,38 +23,6 @@ interface UpstreamHandlers<T> {
  */
 export function subscribeLinked<T>(source: Observable<T>, downstream: Subscriber<unknown>, handlers: UpstreamHandlers<T>): void {
   source.subscribe(new Link(downstream, handlers));
-}
-
-/**
- * The handlers of an operator that pushes every value into a parser and ends it at completion, for
- * `subscribeLinked`: the parser's own output goes to the subscriber. An object with methods rather
- * than closures: closures would keep their scopes alive as long as the stream is open, and with them
- * the source observable and every observable above it.
- *
- * @example
- * ```ts
- * new Observable<SseFrame>((subscriber) => {
- *   subscribeLinked(source, subscriber, new ParserHandlers(new SseParser(subscriber.next.bind(subscriber)), subscriber));
- * });
- * ```
- */
-export class ParserHandlers<T> implements UpstreamHandlers<T> {
-  readonly #parser: { push(value: T): void; end(): void };
-  readonly #subscriber: Subscriber<unknown>;
-
-  constructor(parser: { push(value: T): void; end(): void }, subscriber: Subscriber<unknown>) {
-    this.#parser = parser;
-    this.#subscriber = subscriber;
-  }
-
-  next(value: T): void {
-    this.#parser.push(value);
-  }
-
-  complete(): void {
-    this.#parser.end();
-    this.#subscriber.complete();
-  }
 }
 
 /**

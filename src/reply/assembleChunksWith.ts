@@ -2,7 +2,8 @@ import { Observable, OperatorFunction } from 'rxjs';
 import { SseFrame } from '../frames/SseParser.js';
 import { DialectFactory, DialectOptions } from '../dialects/Dialect.js';
 import { ChatEvent } from '../types/events.js';
-import { ParserHandlers, subscribeLinked } from '../internal/subscribeLinked.js';
+import { ParserHandlers } from '../internal/ParserHandlers.js';
+import { subscribeLinked } from '../internal/subscribeLinked.js';
 
 /**
  * Turns the frames of a streamed chat completion into `ChatEvent`s with the one dialect it is given:
