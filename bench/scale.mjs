@@ -24,6 +24,10 @@
 //   SCALE_CPU_PROFILE a directory: one more run of the library, at SCALE_CPU_PROFILE_STREAMS (default
 //                     10000), its window profiled (bench/cpuProfileSummary.mjs sums the profile's self
 //                     time by kind and file, and the report gets that table); not a row of the table
+//   SCALE_HEAP_SNAPSHOT a directory: every measurement also writes a heap snapshot of its client,
+//                     every stream open, as <contender>-<streams>.heapsnapshot (compare two at one
+//                     count by constructor to see what a reader holds per stream); the snapshot is
+//                     taken after the memory figures, so the row is as without it
 //
 // Open files: each stream is a socket in the client and one in the upstream. Both processes are
 // started by a shell that raises its soft limit (`ulimit -n`) to what the largest run needs, up to
@@ -155,6 +159,10 @@ function measure(contender, streams, profilePath) {
     const childEnv = { ...env, SCALE_RAMP_LIMIT: String(rampLimit(streams)) };
     if (profilePath) childEnv.SCALE_CPU_PROFILE = profilePath;
     else delete childEnv.SCALE_CPU_PROFILE;
+    if (env.SCALE_HEAP_SNAPSHOT) {
+      mkdirSync(env.SCALE_HEAP_SNAPSHOT, { recursive: true });
+      childEnv.SCALE_HEAP_SNAPSHOT = `${env.SCALE_HEAP_SNAPSHOT}/${contender}-${streams}.heapsnapshot`;
+    }
     const child = node(args, { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv });
     let out = '';
     let err = '';

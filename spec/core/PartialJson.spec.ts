@@ -281,9 +281,20 @@ describe('PartialJson', () => {
           const final = JSON.parse(text) as JsonValue;
           const { steps } = previews(splitAt(text, cuts));
           steps.forEach((step, i) => {
-            expect(isPrefix(step, final)).toBe(true);
+            // The preview sits in the compared object so that a failure prints it. This property failed once, on Node 24
+            // in a full `npm run test:node24` (seed 849747245, path "225:4:4:4:4:5", shrunk to the text
+            // `[{"":0,"\u0020":0}]` read whole), and that case passed again alone, with that seed and path, and in 60,000
+            // more runs: what the preview was is what the next failure has to show.
+            const shown = JSON.stringify(step);
+            expect({ step: shown, prefixOfFinal: isPrefix(step, final) }).toEqual({ step: shown, prefixOfFinal: true });
             const next = steps[i + 1];
-            if (next !== undefined) expect(isPrefix(step, next)).toBe(true);
+            if (next !== undefined) {
+              expect({ step: shown, next: JSON.stringify(next), prefixOfNext: isPrefix(step, next) }).toEqual({
+                step: shown,
+                next: JSON.stringify(next),
+                prefixOfNext: true,
+              });
+            }
           });
         }),
         { numRuns: 500 },
