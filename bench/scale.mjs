@@ -27,7 +27,7 @@
 //   SCALE_HEAP_SNAPSHOT a directory: every measurement also writes a heap snapshot of its client,
 //                     every stream open, as <contender>-<streams>.heapsnapshot (compare two at one
 //                     count by constructor to see what a reader holds per stream); the snapshot is
-//                     taken after the memory figures, so the row is as without it
+//                     taken after the memory figures, so the row is as without it (not in the profiled run)
 //
 // Open files: each stream is a socket in the client and one in the upstream. Both processes are
 // started by a shell that raises its soft limit (`ulimit -n`) to what the largest run needs, up to
@@ -61,6 +61,8 @@ const warmUp = Number(env.SCALE_WARMUP ?? 3);
 const windowSeconds = Number(env.SCALE_WINDOW ?? 5);
 const outPath = env.SCALE_OUT ?? `${root}BENCHMARKS-scale.md`;
 const profileDir = env.SCALE_CPU_PROFILE;
+const snapshotDir = env.SCALE_HEAP_SNAPSHOT;
+if (snapshotDir) mkdirSync(snapshotDir, { recursive: true });
 const log = (...args) => console.error(...args);
 const started = Date.now();
 const loadAtStart = os.loadavg();
@@ -159,10 +161,8 @@ function measure(contender, streams, profilePath) {
     const childEnv = { ...env, SCALE_RAMP_LIMIT: String(rampLimit(streams)) };
     if (profilePath) childEnv.SCALE_CPU_PROFILE = profilePath;
     else delete childEnv.SCALE_CPU_PROFILE;
-    if (env.SCALE_HEAP_SNAPSHOT) {
-      mkdirSync(env.SCALE_HEAP_SNAPSHOT, { recursive: true });
-      childEnv.SCALE_HEAP_SNAPSHOT = `${env.SCALE_HEAP_SNAPSHOT}/${contender}-${streams}.heapsnapshot`;
-    }
+    if (snapshotDir && !profilePath) childEnv.SCALE_HEAP_SNAPSHOT = `${snapshotDir}/${contender}-${streams}.heapsnapshot`;
+    else delete childEnv.SCALE_HEAP_SNAPSHOT;
     const child = node(args, { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv });
     let out = '';
     let err = '';

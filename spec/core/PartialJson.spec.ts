@@ -289,9 +289,10 @@ describe('PartialJson', () => {
             expect({ step: shown, prefixOfFinal: isPrefix(step, final) }).toEqual({ step: shown, prefixOfFinal: true });
             const next = steps[i + 1];
             if (next !== undefined) {
-              expect({ step: shown, next: JSON.stringify(next), prefixOfNext: isPrefix(step, next) }).toEqual({
+              const shownNext = JSON.stringify(next);
+              expect({ step: shown, next: shownNext, prefixOfNext: isPrefix(step, next) }).toEqual({
                 step: shown,
-                next: JSON.stringify(next),
+                next: shownNext,
                 prefixOfNext: true,
               });
             }
