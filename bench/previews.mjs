@@ -5,7 +5,7 @@
 // Build first: `npm run build && node bench/previews.mjs`. Prints the median of RUNS runs (default 7).
 // Not a test: nothing here asserts on time.
 import { from, map } from 'rxjs';
-import { groupToolCallsByIndex } from '../dist/esm/index.js';
+import { groupToolCallsByIndex, toolCallPreviews } from '../dist/esm/index.js';
 
 /** About `size` characters of arguments: records with strings, escapes, numbers, literals, nesting. */
 function argumentsText(size) {
@@ -131,12 +131,12 @@ function measure(label, text, runsHere, ...operators) {
 
 const big = argumentsText(1_000_000);
 const off = measure('1 MB, previews off', big, runs, groupToolCallsByIndex());
-const on = measure('1 MB, previews on', big, runs, groupToolCallsByIndex({ previews: true }));
+const on = measure('1 MB, previews on', big, runs, groupToolCallsByIndex({ previews: toolCallPreviews() }));
 if (off.result.preview !== undefined) throw new Error('a preview appeared with previews off');
 if (JSON.stringify(on.result.preview) !== JSON.stringify(JSON.parse(big))) throw new Error('the last preview is not the parsed arguments');
 
 const small = argumentsText(Number(process.env.NAIVE_SIZE ?? 100_000));
-const smallOn = measure(`${small.length / 1e3} kB, previews on`, small, runs, groupToolCallsByIndex({ previews: true }));
+const smallOn = measure(`${small.length / 1e3} kB, previews on`, small, runs, groupToolCallsByIndex({ previews: toolCallPreviews() }));
 const smallNaive = measure(`${small.length / 1e3} kB, naive re-parse`, small, Math.min(runs, 3), groupToolCallsByIndex(), naive());
 if (JSON.stringify(smallNaive.result.preview) !== JSON.stringify(smallOn.result.preview))
   throw new Error('the naive preview ends elsewhere');

@@ -55,6 +55,14 @@ describe('the browser bundle', () => {
     expect(dialectsIn(measured.get('auto')!)).toEqual(DIALECT_FOLDERS);
   });
 
+  it('holds no preview reader unless toolCallPreviews is imported: the README pipeline shows none', () => {
+    for (const name of ['openai-chat', 'auto']) {
+      const paths = measured.get(name)!.inputs.map((input) => input.path);
+      expect(paths).toContain('dist/esm/reply/groupToolCallsByIndex.js');
+      expect(paths.filter((path) => /\/(PartialJson|PartialJsonTree|toolCallPreviews)\.js$/.test(path))).toEqual([]);
+    }
+  });
+
   it('holds no dialect, no completion and no JSON reader for the frames alone', () => {
     const paths = measured.get('frames')!.inputs.map((input) => input.path);
     expect(paths.filter((path) => /^dist\/esm\/(dialects|reply|json|structured)\//.test(path))).toEqual([]);

@@ -7,6 +7,7 @@ import { decodeUtf8 } from '../src/frames/decodeUtf8';
 import { ProtocolError, StreamClosedEarlyError } from '../src/errors/errors';
 import { ChatEvent, JsonValue, ToolCallDeltaEvent } from '../src/types/events';
 import { groupToolCallsByIndex } from '../src/reply/groupToolCallsByIndex';
+import { toolCallPreviews } from '../src/reply/toolCallPreviews';
 import { sseFrames } from '../src/frames/sseFrames';
 import { chunksOf } from './support/chunking';
 import { runSync } from './support/collect';
@@ -56,7 +57,7 @@ describe('groupToolCallsByIndex({ previews })', () => {
         f: finish,
       });
       const progress = (args: string, preview: JsonValue) => ({ id: 'call_a', name: 'get_weather', arguments: args, preview });
-      expectObservable(source.pipe(groupToolCallsByIndex({ previews: true }), copyingPreviews)).toBe('-a-b-c-d-(xf)|', {
+      expectObservable(source.pipe(groupToolCallsByIndex({ previews: toolCallPreviews() }), copyingPreviews)).toBe('-a-b-c-d-(xf)|', {
         a: { ...delta(0, '{"ci', 'call_a', 'get_weather'), call: progress('{"ci', {}) },
         b: { ...delta(0, 'ty":"Pu'), call: progress('{"city":"Pu', { city: 'Pu' }) },
         c: { ...delta(0, 'ne","days":[1'), call: progress('{"city":"Pune","days":[1', { city: 'Pune', days: [] }) },
@@ -78,6 +79,37 @@ describe('groupToolCallsByIndex({ previews })', () => {
     });
   });
 
+  it('refuses the flag and the bounds of old, naming what to write instead', () => {
+    for (const previews of [true, { maxSize: 10 }]) {
+      expect(() => groupToolCallsByIndex({ previews } as never)).toThrow(
+        new TypeError('groupToolCallsByIndex: previews takes toolCallPreviews(), as in { previews: toolCallPreviews() }'),
+      );
+    }
+  });
+
+  it('takes any reader of the arguments: one per call, each fragment pushed once, its value the preview', () => {
+    const opened: string[][] = [];
+    const previews = {
+      open: () => {
+        const fragments: string[] = [];
+        opened.push(fragments);
+        return {
+          push: (fragment: string) => void fragments.push(fragment),
+          get value(): JsonValue {
+            return fragments.join('|');
+          },
+        };
+      },
+    };
+    const { values } = runSync(
+      [delta(0, '{"a"', 'c0', 'f'), delta(1, '{}', 'c1', 'g'), delta(0, ':1}'), finish],
+      pipe(groupToolCallsByIndex({ previews }), copyingPreviews),
+    );
+    expect(opened).toEqual([['{"a"', ':1}'], ['{}']]);
+    expect(previewsOf(values, 0)).toEqual(['{"a"', '{"a"|:1}']);
+    expect(previewsOf(values, 1)).toEqual(['{}']);
+  });
+
   it('adds no preview unless asked: previews are off by default', () => {
     for (const operator of [groupToolCallsByIndex(), groupToolCallsByIndex({}), groupToolCallsByIndex({ previews: false })]) {
       const { values } = runSync([delta(0, '{"a":"b"}', 'c', 'f'), finish], operator);
@@ -89,7 +121,7 @@ describe('groupToolCallsByIndex({ previews })', () => {
   it('leaves preview out until a value has begun (an empty first fragment, whitespace)', () => {
     const { values } = runSync(
       [delta(0, '', 'c', 'f'), delta(0, ' '), delta(0, '['), finish],
-      pipe(groupToolCallsByIndex({ previews: true }), copyingPreviews),
+      pipe(groupToolCallsByIndex({ previews: toolCallPreviews() }), copyingPreviews),
     );
     expect((values[0] as ToolCallDeltaEvent).call).toEqual({ id: 'c', name: 'f', arguments: '' });
     expect((values[1] as ToolCallDeltaEvent).call).not.toHaveProperty('preview');
@@ -108,7 +140,7 @@ describe('groupToolCallsByIndex({ previews })', () => {
         finish,
         { type: 'finish', choice: 1, reason: 'tool_calls', raw: 'tool_calls' },
       ] as ChatEvent[],
-      pipe(groupToolCallsByIndex({ previews: true }), copyingPreviews),
+      pipe(groupToolCallsByIndex({ previews: toolCallPreviews() }), copyingPreviews),
     );
     expect(previewsOf(values, 0)).toEqual([{ q: 'a' }, { q: 'aa' }]);
     expect(previewsOf(values, 1)).toEqual([{ q: 'b' }, { q: 'bb' }]);
@@ -116,7 +148,10 @@ describe('groupToolCallsByIndex({ previews })', () => {
   });
 
   it('updates one preview object in place for all fragments of a call: consumers copy to keep a snapshot', () => {
-    const { values } = runSync([delta(0, '{"a":"x', 'c', 'f'), delta(0, 'y","b":1}'), finish], groupToolCallsByIndex({ previews: true }));
+    const { values } = runSync(
+      [delta(0, '{"a":"x', 'c', 'f'), delta(0, 'y","b":1}'), finish],
+      groupToolCallsByIndex({ previews: toolCallPreviews() }),
+    );
     const [first, second] = values as ToolCallDeltaEvent[];
     expect(first!.call!.preview).toBe(second!.call!.preview);
     expect(first!.call!.preview).toEqual({ a: 'xy', b: 1 }); // what the first event shows now, not then
@@ -125,14 +160,14 @@ describe('groupToolCallsByIndex({ previews })', () => {
   it('takes the bounds of the preview from an options object', () => {
     const { values } = runSync(
       [delta(0, '{"a":{"b":1},', 'c', 'f'), delta(0, '"c":"long text"}'), finish],
-      pipe(groupToolCallsByIndex({ previews: { maxDepth: 1, maxSize: 1000 } }), copyingPreviews),
+      pipe(groupToolCallsByIndex({ previews: toolCallPreviews({ maxDepth: 1, maxSize: 1000 }) }), copyingPreviews),
     );
     // The nested object is past the depth bound: the preview stops at it, and stays so.
     expect(previewsOf(values, 0)).toEqual([{}, {}]);
     expect(values[2]).toMatchObject({ type: 'tool-call', call: { args: { a: { b: 1 }, c: 'long text' } } });
     const sized = runSync(
       [delta(0, '{"c":"long text"}', 'c', 'f'), finish],
-      pipe(groupToolCallsByIndex({ previews: { maxSize: 10 } }), copyingPreviews),
+      pipe(groupToolCallsByIndex({ previews: toolCallPreviews({ maxSize: 10 }) }), copyingPreviews),
     );
     expect(previewsOf(sized.values, 0)).toEqual([{ c: 'long' }]);
   });
@@ -140,14 +175,14 @@ describe('groupToolCallsByIndex({ previews })', () => {
   it('stops the preview at invalid arguments, which still fail as a ProtocolError when the call closes', () => {
     const outcome = runSync(
       [delta(0, '{"a":1,', 'c', 'f'), delta(0, '}'), delta(0, '"b":2}'), finish],
-      pipe(groupToolCallsByIndex({ previews: true }), copyingPreviews),
+      pipe(groupToolCallsByIndex({ previews: toolCallPreviews() }), copyingPreviews),
     );
     expect(previewsOf(outcome.values, 0)).toEqual([{ a: 1 }, { a: 1 }, { a: 1 }]);
     expect(outcome.error).toBeInstanceOf(ProtocolError);
   });
 
   it('starts a fresh preview for each subscription', () => {
-    const operator = groupToolCallsByIndex({ previews: true });
+    const operator = groupToolCallsByIndex({ previews: toolCallPreviews() });
     const first = runSync([delta(0, '{"a":"x"}', 'c', 'f'), finish], operator);
     const second = runSync([delta(0, '{"b":', 'c', 'f'), delta(0, '2}'), finish], pipe(operator, copyingPreviews));
     expect(previewsOf(first.values, 0)).toEqual([{ a: 'x' }]);
@@ -158,7 +193,7 @@ describe('groupToolCallsByIndex({ previews })', () => {
     testScheduler.run(({ cold, expectObservable }) => {
       const early = new StreamClosedEarlyError('cut');
       const source = cold<ChatEvent>('-a-#', { a: delta(0, '{"x":"', 'a', 'f') }, early);
-      expectObservable(source.pipe(groupToolCallsByIndex({ previews: true }), copyingPreviews)).toBe(
+      expectObservable(source.pipe(groupToolCallsByIndex({ previews: toolCallPreviews() }), copyingPreviews)).toBe(
         '-a-#',
         { a: { ...delta(0, '{"x":"', 'a', 'f'), call: { id: 'a', name: 'f', arguments: '{"x":"', preview: { x: '' } } } },
         early,
@@ -174,7 +209,7 @@ describe('groupToolCallsByIndex({ previews })', () => {
         subscriber.next(i === 0 ? delta(0, '[', 'c', 'f') : delta(0, `${i},`));
       }
     });
-    runSync([0], () => synchronous.pipe(groupToolCallsByIndex({ previews: true }), take(2)));
+    runSync([0], () => synchronous.pipe(groupToolCallsByIndex({ previews: toolCallPreviews() }), take(2)));
     expect(produced).toEqual([0, 1]);
   });
 
@@ -183,7 +218,7 @@ describe('groupToolCallsByIndex({ previews })', () => {
     for (let size = 1; size <= 64; size++) {
       const { values, error } = runSync(
         chunksOf(bytes, size),
-        pipe(decodeUtf8(), sseFrames(), assembleChunks(), groupToolCallsByIndex({ previews: true }), copyingPreviews),
+        pipe(decodeUtf8(), sseFrames(), assembleChunks(), groupToolCallsByIndex({ previews: toolCallPreviews() }), copyingPreviews),
       );
       expect(error).toBeUndefined();
       // The first fragment of each call names it with empty arguments: no preview yet.

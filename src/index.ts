@@ -52,6 +52,8 @@ export type { GroupToolCallsByIndexOptions } from './reply/groupToolCallsByIndex
 export { isCompletionSnapshot } from './reply/isCompletionSnapshot.js';
 export { scanCompletion } from './reply/scanCompletion.js';
 export type { ScanCompletionOptions } from './reply/scanCompletion.js';
+export { toolCallPreviews } from './reply/toolCallPreviews.js';
+export type { ArgumentsPreview, ToolCallPreviews } from './reply/toolCallPreviews.js';
 export { validateToolCalls } from './reply/validateToolCalls.js';
 export type { ValidateToolCallsOptions } from './reply/validateToolCalls.js';
 

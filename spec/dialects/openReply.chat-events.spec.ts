@@ -7,6 +7,7 @@ import { chatEvents } from '../../src/dialects/chat-events/chatEvents';
 import { openaiChat } from '../../src/dialects/openai-chat/openaiChat';
 import { assembleChunks } from '../../src/reply/assembleChunks';
 import { groupToolCallsByIndex } from '../../src/reply/groupToolCallsByIndex';
+import { toolCallPreviews } from '../../src/reply/toolCallPreviews';
 import { ProtocolError } from '../../src/errors/errors';
 import { ChatEvent, Completion } from '../../src/types/events';
 import { encodeSse } from '../../src/ui/encodeSse';
@@ -207,7 +208,7 @@ describe('chat-events relayed from a server keeps nothing of its own', () => {
         decodeUtf8(),
         sseFrames(),
         assembleChunks({ dialect: openaiChat }),
-        groupToolCallsByIndex({ previews: true }),
+        groupToolCallsByIndex({ previews: toolCallPreviews() }),
         toMessageEvents(),
         map((message) => ({ event: message.type, data: message.data, id: message.id })),
         encodeSse(),

@@ -1,6 +1,6 @@
 import { Observable, OperatorFunction, Subscriber } from 'rxjs';
 import { CallAssembler, CallState } from './CallAssembler.js';
-import { PartialJson, PartialJsonOptions } from '../json/PartialJson.js';
+import type { ArgumentsPreview, ToolCallPreviews } from './toolCallPreviews.js';
 import { ChatEvent, ToolCall, ToolCallDeltaEvent } from '../types/events.js';
 import { CallMetadata } from './parts/CallMetadata.js';
 import { deltaWithCall } from '../internal/deltaWithCall.js';
@@ -11,21 +11,23 @@ import { subscribeLinked } from '../internal/subscribeLinked.js';
  *
  * @example
  * ```ts
- * import { groupToolCallsByIndex, type GroupToolCallsByIndexOptions } from 'rxjs-llm-stream';
+ * import { groupToolCallsByIndex, toolCallPreviews, type GroupToolCallsByIndexOptions } from 'rxjs-llm-stream';
  *
- * const options: GroupToolCallsByIndexOptions = { previews: { maxSize: 256 * 1024 } };
+ * const options: GroupToolCallsByIndexOptions = { previews: toolCallPreviews({ maxSize: 256 * 1024 }) };
  * events$.pipe(groupToolCallsByIndex(options));
  * ```
  */
 export interface GroupToolCallsByIndexOptions {
   /**
-   * Adds `call.preview` to each `tool-call-delta`: the arguments so far as a value, open strings,
-   * arrays and objects closed (see `PartialJson` for the rules and the bounds, which an object
-   * here sets). Display only. Default `false`: previews cost a pass over every fragment, and the
-   * preview is one object updated in place, which event logs and serializers (`toMessageEvents`
-   * would send the whole value again with every fragment) should not get unasked.
+   * With `toolCallPreviews()`, adds `call.preview` to each `tool-call-delta`: the arguments so far
+   * as a value, open strings, arrays and objects closed (see `PartialJson` for the rules and the
+   * bounds, which `toolCallPreviews`'s options set). Display only. Default none (`false` says the
+   * same): previews cost a pass over every fragment, and the preview is one object updated in
+   * place, which event logs and serializers (`toMessageEvents` would send the whole value again
+   * with every fragment) should not get unasked. A function to pass, not a flag, so that the
+   * reader stays out of the bundles of apps that show no preview.
    */
-  readonly previews?: boolean | PartialJsonOptions;
+  readonly previews?: ToolCallPreviews | false;
 }
 
 /**
@@ -46,7 +48,7 @@ export interface GroupToolCallsByIndexOptions {
  * are parsed once in the whole pipeline. Its errors carry no `partial` of their own: the operators
  * after it give them the completion so far.
  *
- * With `{ previews: true }`, `call.preview` also holds the arguments so far as a value
+ * With `{ previews: toolCallPreviews() }`, `call.preview` also holds the arguments so far as a value
  * (`{ city: 'Zü' }` while `{"city":"Zü` has arrived), read incrementally: each fragment is
  * examined once, never the text so far again. The preview is the same object for every fragment of
  * a call, updated in place: do not mutate it, and copy it to keep a snapshot.
@@ -58,23 +60,25 @@ export interface GroupToolCallsByIndexOptions {
  *
  * @example
  * ```ts
- * import { assembleChunks, groupToolCallsByIndex } from 'rxjs-llm-stream';
+ * import { assembleChunks, groupToolCallsByIndex, toolCallPreviews } from 'rxjs-llm-stream';
  *
- * frames$.pipe(assembleChunks(), groupToolCallsByIndex({ previews: true })).subscribe((event) => {
+ * frames$.pipe(assembleChunks(), groupToolCallsByIndex({ previews: toolCallPreviews() })).subscribe((event) => {
  *   if (event.type === 'tool-call-delta') showDraft(event.call?.name, event.call?.preview);
  *   if (event.type === 'tool-call') runTool(event.call.name, event.call.args);
  * });
  * ```
  *
- * @param options `previews`: add `call.preview` to each fragment (default `false`).
+ * @param options `previews`: `toolCallPreviews()` to add `call.preview` to each fragment (default none).
  * @returns An operator from `ChatEvent`s to `ChatEvent`s with `tool-call` events added.
  */
 export function groupToolCallsByIndex(options: GroupToolCallsByIndexOptions = {}): OperatorFunction<ChatEvent, ChatEvent> {
-  const previewOptions =
-    options.previews === true ? {} : options.previews === false || options.previews === undefined ? undefined : options.previews;
+  const previews = options.previews === false ? undefined : options.previews;
+  // `{ previews: true }` from JavaScript: say what to write instead of showing no preview.
+  if (previews !== undefined && typeof previews.open !== 'function')
+    throw new TypeError('groupToolCallsByIndex: previews takes toolCallPreviews(), as in { previews: toolCallPreviews() }');
   return (source) =>
     new Observable<ChatEvent>((subscriber) => {
-      subscribeLinked(source, subscriber, new ToolCallGrouper(subscriber, previewOptions));
+      subscribeLinked(source, subscriber, new ToolCallGrouper(subscriber, previews));
     });
 }
 
@@ -84,18 +88,19 @@ export function groupToolCallsByIndex(options: GroupToolCallsByIndexOptions = {}
  */
 class ToolCallGrouper {
   readonly #calls = new CallAssembler();
-  /** One reader per open call, kept here: the assembler serves trackers that pay for no preview. */
-  readonly #previews: Map<number, Map<number, PartialJson>> | undefined;
+  /** One reader per open call, by choice and index, kept here: the assembler serves trackers that pay for no preview. */
+  readonly #previews: Map<number, Map<number, ArgumentsPreview>> | undefined;
+  /** Where the readers come from; set exactly when `#previews` is. */
+  readonly #previewSource: ToolCallPreviews | undefined;
   /** What the provider sent with each call that no field names: the call it emits carries it too. */
   #metadata: CallMetadata | undefined = undefined;
 
   readonly #subscriber: Subscriber<ChatEvent>;
-  readonly #previewOptions: PartialJsonOptions | undefined;
 
-  constructor(subscriber: Subscriber<ChatEvent>, previewOptions: PartialJsonOptions | undefined) {
+  constructor(subscriber: Subscriber<ChatEvent>, previewSource: ToolCallPreviews | undefined) {
     this.#subscriber = subscriber;
-    this.#previewOptions = previewOptions;
-    this.#previews = previewOptions === undefined ? undefined : new Map();
+    this.#previewSource = previewSource;
+    this.#previews = previewSource === undefined ? undefined : new Map();
   }
 
   next(event: ChatEvent): void {
@@ -146,8 +151,9 @@ class ToolCallGrouper {
   #withCall(event: ToolCallDeltaEvent, state: CallState): ToolCallDeltaEvent {
     const call = { id: state.id ?? null, name: state.name ?? null, arguments: state.arguments };
     const previews = this.#previews;
-    if (previews === undefined) return deltaWithCall(event, call);
-    const reader = previewReader(previews, event.choice, event.index, this.#previewOptions);
+    const source = this.#previewSource;
+    if (previews === undefined || source === undefined) return deltaWithCall(event, call);
+    const reader = previewReader(previews, event.choice, event.index, source);
     reader.push(event.arguments);
     const preview = reader.value;
     return deltaWithCall(event, preview === undefined ? call : { id: call.id, name: call.name, arguments: call.arguments, preview });
@@ -155,14 +161,14 @@ class ToolCallGrouper {
 }
 
 function previewReader(
-  previews: Map<number, Map<number, PartialJson>>,
+  previews: Map<number, Map<number, ArgumentsPreview>>,
   choice: number,
   index: number,
-  options: PartialJsonOptions | undefined,
-): PartialJson {
+  source: ToolCallPreviews,
+): ArgumentsPreview {
   let calls = previews.get(choice);
   if (calls === undefined) previews.set(choice, (calls = new Map()));
   let reader = calls.get(index);
-  if (reader === undefined) calls.set(index, (reader = new PartialJson(options)));
+  if (reader === undefined) calls.set(index, (reader = source.open()));
   return reader;
 }

@@ -315,7 +315,7 @@ export interface ToolCallProgress {
   readonly arguments: string;
   /**
    * The arguments so far as a value, open strings, arrays and objects closed (only with
-   * `groupToolCallsByIndex({ previews: true })`). Display only, never for execution. The same
+   * `groupToolCallsByIndex({ previews: toolCallPreviews() })`). Display only, never for execution. The same
    * object is updated in place as fragments arrive: do not mutate it, and copy it
    * (`structuredClone`) to keep a snapshot. `undefined` until a value has begun.
    */
