@@ -1,7 +1,10 @@
+import { execFileSync } from 'child_process';
 import fc from 'fast-check';
+import { join } from 'path';
 import { isDeepStrictEqual } from 'util';
 import { JsonTemplateParser } from '../../src/json/JsonTemplateParser';
 import { mayChange } from '../../src/json/jsonTemplate';
+import { root } from '../support/build';
 
 const FUZZ_RUNS = Number(process.env['FUZZ_RUNS']) || 0;
 if (FUZZ_RUNS > 0) jest.setTimeout(3_600_000);
@@ -158,6 +161,46 @@ describe('JsonTemplateParser', () => {
       const parser = warmed((text, n) => contentChunk(text).replace('"index":0', `"index":${n}`));
       expect(() => JSON.parse(text)).toThrow(SyntaxError);
       expect(() => parser.parse(text)).toThrow(SyntaxError);
+    });
+  });
+
+  describe('what a template keeps alive between texts', () => {
+    // In a process of its own, with a garbage collector to call: the heap after the chunk the texts
+    // were cut from is dropped, against the heap before it was made. The texts are slices of one
+    // chunk of 8 MB (a full read of a reply holding several events is such a chunk); a template
+    // that kept a slice of the last text it read would keep all of it. Forty texts: a template turns
+    // into a regular expression, which keeps no piece of text, only after more (PATTERN_AFTER).
+    const letter = { 'one-byte': 'w', 'two-byte': '中' };
+    const program = (representation: 'one-byte' | 'two-byte'): string => `
+      const { JsonTemplateParser } = require(${JSON.stringify(join(root, 'dist', 'cjs', 'core', 'index.js'))});
+      const heap = () => (gc(), gc(), process.memoryUsage().heapUsed);
+      const text = (i) => ${JSON.stringify(contentChunk('HOLE'))}.replace('HOLE', ${JSON.stringify(letter[representation])} + i);
+      const parser = new JsonTemplateParser();
+      const before = heap();
+      // In a function: a temporary of the top-level script would stay in its frame while it runs.
+      const read = (() => {
+        let chunk = '';
+        for (let i = 0; i < 40; i++) chunk += text(i) + '\\n';
+        chunk += 'x'.repeat(8e6);
+        let from = 0, read = 0;
+        for (let i = 0; i < 40; i++) {
+          const end = chunk.indexOf('\\n', from);
+          read += parser.parse(chunk.slice(from, end)).choices.length;
+          from = end + 1;
+        }
+        return read;
+      })();
+      // The last string a regular expression ran on is kept by the engine (RegExp.input), one for the
+      // whole process: another run lets it go, so that what is measured is what the parser keeps.
+      /a/.test('a');
+      console.log(JSON.stringify({ read, hits: parser.stats.hits, kept: heap() - before }));
+    `;
+
+    it.each(['one-byte', 'two-byte'] as const)('is no piece of the chunk its %s texts were cut from', (representation) => {
+      const output = execFileSync(process.execPath, ['--expose-gc', '-e', program(representation)], { encoding: 'utf8' });
+      const { read, hits, kept } = JSON.parse(output) as { read: number; hits: number; kept: number };
+      expect({ read, hits }).toEqual({ read: 40, hits: 38 }); // every text read, through the template from the third
+      expect(kept).toBeLessThan(1_000_000); // the chunk is 8 MB (16 MB two-byte)
     });
   });
 

@@ -30,12 +30,14 @@ export interface Template {
   /** `literals.length === holes + 1`: the text is literals[0] hole literals[1] hole ... literals[n]. */
   readonly literals: readonly string[];
   /**
-   * The literals as the text last read through the template held them: the same characters, cut
-   * from that text. V8 compares two strings of one representation (one byte per character, or two)
-   * with a `memcmp`, and strings of different ones character by character, several times slower;
-   * the decoder makes a chunk two-byte as soon as it holds one character past U+00FF (中, an emoji),
-   * and every line cut from it shares that representation. The next text mostly comes from the same
-   * chunk, or one like it: compared against these, its envelope costs a `memcmp`.
+   * The literals as a recent text read through the template held them: the same characters, copied
+   * from that text (every few texts: `RECENT_EVERY` in `JsonTemplateParser`; copied, since a piece
+   * cut from it would keep the text's whole chunk alive). V8 compares two strings of one
+   * representation (one byte per character, or two) with a `memcmp`, and strings of different ones
+   * character by character, several times slower; the decoder makes a chunk two-byte as soon as it
+   * holds one character past U+00FF (中, an emoji), and every line cut from it shares that
+   * representation. The next text mostly has the representation of the recent ones: compared against
+   * these, its envelope costs a `memcmp`.
    */
   readonly recent: string[];
   readonly kinds: readonly HoleKind[];
