@@ -198,6 +198,21 @@ describe('the default idle timeout, in virtual time', () => {
     expect(silent.destroyed).toBe(true);
   });
 
+  it('a Node stream is let go however its reading ends: no listener of ours is left on it', async () => {
+    const listeners = (stream: PassThrough): number[] => ['data', 'end', 'error', 'close'].map((event) => stream.listenerCount(event));
+    const ended = new PassThrough();
+    const read = collect(fromReadableStream(ended));
+    expect(listeners(ended)).toEqual([1, 1, 1, 1]);
+    ended.end(new TextEncoder().encode('data: {}\n\n'));
+    expect((await read).error).toBeUndefined();
+    expect(listeners(ended)).toEqual([0, 0, 0, 0]);
+
+    const dropped = new PassThrough();
+    fromReadableStream(dropped).subscribe().unsubscribe();
+    expect(listeners(dropped)).toEqual([0, 0, 0, 0]);
+    expect(dropped.destroyed).toBe(true);
+  });
+
   it('idleTimeout: false waits for ever', () => {
     scheduler.run(({ expectObservable }) => {
       const silent = fromReadableStream(new ReadableStream<Uint8Array>(), { idleTimeout: false });

@@ -1,6 +1,6 @@
 import { MonoTypeOperatorFunction, Observable, SchedulerLike, asyncScheduler } from 'rxjs';
 import { StreamIdleError } from '../errors/errors.js';
-import { watchIdle } from '../internal/idleWatch.js';
+import { IdleWatch } from '../internal/idleWatch.js';
 import { subscribeLinked } from '../internal/subscribeLinked.js';
 
 /** Options of `idleTimeout`. */
@@ -48,14 +48,16 @@ export function idleTimeout<T>(ms: number, options: IdleTimeoutOptions = {}): Mo
     new Observable<T>((subscriber) => {
       // Per subscription, so that a resubscribe (retry, repeat) waits afresh.
       let values = 0;
-      const touch = watchIdle(subscriber, ms, scheduler, () => {
-        const after = values === 0 ? 'before any value arrived' : `after ${values} value${values === 1 ? '' : 's'}`;
-        subscriber.error(new StreamIdleError(`the stream was idle for ${ms} ms ${after}`));
+      const watch = new IdleWatch(subscriber, ms, scheduler, {
+        onIdle() {
+          const after = values === 0 ? 'before any value arrived' : `after ${values} value${values === 1 ? '' : 's'}`;
+          subscriber.error(new StreamIdleError(`the stream was idle for ${ms} ms ${after}`));
+        },
       });
       subscribeLinked(source, subscriber, {
         next(value) {
           values++;
-          touch();
+          watch.touch();
           subscriber.next(value);
         },
       });
