@@ -80,7 +80,7 @@ describe('groupToolCallsByIndex({ previews })', () => {
   });
 
   it('refuses the flag and the bounds of old, naming what to write instead', () => {
-    for (const previews of [true, { maxSize: 10 }]) {
+    for (const previews of [true, { maxSize: 10 }, null]) {
       expect(() => groupToolCallsByIndex({ previews } as never)).toThrow(
         new TypeError('groupToolCallsByIndex: previews takes toolCallPreviews(), as in { previews: toolCallPreviews() }'),
       );

@@ -73,8 +73,8 @@ export interface GroupToolCallsByIndexOptions {
  */
 export function groupToolCallsByIndex(options: GroupToolCallsByIndexOptions = {}): OperatorFunction<ChatEvent, ChatEvent> {
   const previews = options.previews === false ? undefined : options.previews;
-  // `{ previews: true }` from JavaScript: say what to write instead of showing no preview.
-  if (previews !== undefined && typeof previews.open !== 'function')
+  // `{ previews: true }` (or bounds, or null) from JavaScript: say what to write instead of showing no preview.
+  if (previews !== undefined && typeof (previews as { readonly open?: unknown } | null)?.open !== 'function')
     throw new TypeError('groupToolCallsByIndex: previews takes toolCallPreviews(), as in { previews: toolCallPreviews() }');
   return (source) =>
     new Observable<ChatEvent>((subscriber) => {
