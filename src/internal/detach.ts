@@ -2,7 +2,9 @@
  * Strings that keep nothing else alive. In V8, `slice` returns a piece of 13 characters or more as a
  * view into the string it was cut from, which keeps all of that string alive: a piece of one event
  * of a 16 KiB read keeps the whole read, for as long as the piece is kept. (`JSON.parse` copies the
- * strings it returns.) A reader that keeps pieces of a text past the text keeps copies.
+ * strings it returns.) A reader that keeps pieces of a text past the text keeps copies. (The values a
+ * template reads from its holes are cut as pieces short enough to be copies already, on the per-chunk
+ * path: `plainStringValue` in json/jsonTokens.ts; this is for pieces kept, not for every value.)
  */
 
 /** The shortest string V8 makes as a view into another (`SlicedString::kMinLength`); shorter ones are copies. */

@@ -89,8 +89,8 @@ export function groupToolCallsByIndex(options: GroupToolCallsByIndexOptions = {}
 class ToolCallGrouper {
   readonly #calls = new CallAssembler();
   /** One reader per open call, by choice and index, kept here: the assembler serves trackers that pay for no preview. */
-  readonly #previews: Map<number, Map<number, ArgumentsPreview>> | undefined;
-  /** Where the readers come from; set exactly when `#previews` is. */
+  #previews: Map<number, Map<number, ArgumentsPreview>> | undefined = undefined;
+  /** Where the readers come from, when previews were asked for. */
   readonly #previewSource: ToolCallPreviews | undefined;
   /** What the provider sent with each call that no field names: the call it emits carries it too. */
   #metadata: CallMetadata | undefined = undefined;
@@ -100,7 +100,6 @@ class ToolCallGrouper {
   constructor(subscriber: Subscriber<ChatEvent>, previewSource: ToolCallPreviews | undefined) {
     this.#subscriber = subscriber;
     this.#previewSource = previewSource;
-    this.#previews = previewSource === undefined ? undefined : new Map();
   }
 
   next(event: ChatEvent): void {
@@ -150,10 +149,9 @@ class ToolCallGrouper {
 
   #withCall(event: ToolCallDeltaEvent, state: CallState): ToolCallDeltaEvent {
     const call = { id: state.id ?? null, name: state.name ?? null, arguments: state.arguments };
-    const previews = this.#previews;
     const source = this.#previewSource;
-    if (previews === undefined || source === undefined) return deltaWithCall(event, call);
-    const reader = previewReader(previews, event.choice, event.index, source);
+    if (source === undefined) return deltaWithCall(event, call);
+    const reader = previewReader((this.#previews ??= new Map()), event.choice, event.index, source);
     reader.push(event.arguments);
     const preview = reader.value;
     return deltaWithCall(event, preview === undefined ? call : { id: call.id, name: call.name, arguments: call.arguments, preview });
